@@ -1,0 +1,23 @@
+import { v5 as uuidv5 } from 'uuid';
+
+/**
+ * Every HSDS id this API serves is a UUIDv5 of a name built from the entity kind and native ids,
+ * under this fixed namespace. The rule is documented in the README so that anyone can recompute an
+ * id from a native id; changing either the namespace or a name format changes every id.
+ */
+export const ID_NAMESPACE = '0cc8344e-a6c2-489d-ba84-27565b7bbff5';
+
+const uuidFor = (name: string): string => uuidv5(name, ID_NAMESPACE);
+
+export const organizationId = (externalId: string): string => uuidFor(`organization:${externalId}`);
+
+export const taxonomyId = (taxonomyCode: string): string => uuidFor(`taxonomy:${taxonomyCode}`);
+
+export const taxonomyTermId = (taxonomyCode: string, termCode: string): string =>
+  uuidFor(`taxonomy_term:${taxonomyCode}:${termCode}`);
+
+export const attributeId = (externalId: string, taxonomyCode: string, termCode: string): string =>
+  uuidFor(`attribute:organization:${externalId}:${taxonomyCode}:${termCode}`);
+
+export const organizationIdentifierId = (externalId: string, scheme: string, identifier: string): string =>
+  uuidFor(`organization_identifier:${externalId}:${scheme}:${identifier}`);

@@ -1,0 +1,120 @@
+import { attributeId, organizationId, organizationIdentifierId, taxonomyId, taxonomyTermId } from './ids.ts';
+import type { OrganizationRecord, TaxonomyRecord, TaxonomyTermRecord } from './records.ts';
+
+/**
+ * HSDS documents, rendered once at publish time. Key order is fixed so that the same records always
+ * give the same bytes. Absent optional fields are omitted (never null, never "").
+ */
+
+type Json = Record<string, unknown>;
+
+function compact(object: Json): Json {
+  const out: Json = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (value === undefined || value === null || value === '') continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+export interface RenderedTaxonomy {
+  id: string;
+  code: string;
+  object: Json;
+}
+
+export interface RenderedTerm {
+  id: string;
+  code: string;
+  name: string;
+  taxonomy: RenderedTaxonomy;
+  object: Json;
+}
+
+export function renderTaxonomy(record: TaxonomyRecord): RenderedTaxonomy {
+  const id = taxonomyId(record.code);
+  const object = {
+    id,
+    name: record.name,
+    description: record.description,
+    ...compact({ uri: record.uri, version: record.version }),
+    code: record.code,
+  };
+  return { id, code: record.code, object };
+}
+
+export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonomy): RenderedTerm {
+  const id = taxonomyTermId(record.taxonomy, record.code);
+  const object = {
+    id,
+    code: record.code,
+    name: record.name,
+    description: record.description,
+    ...compact({ parent_id: record.parentCode === undefined ? undefined : taxonomyTermId(record.taxonomy, record.parentCode) }),
+    taxonomy: taxonomy.code,
+    taxonomy_id: taxonomy.id,
+    ...compact({ term_uri: record.termUri }),
+  };
+  return { id, code: record.code, name: record.name, taxonomy, object };
+}
+
+/** The single-term form: the term plus its full taxonomy object. */
+export function termDetailJson(term: RenderedTerm): string {
+  return JSON.stringify({ ...term.object, taxonomy_detail: term.taxonomy.object });
+}
+
+export interface RenderedOrganization {
+  id: string;
+  listJson: string;
+  detailJson: string;
+}
+
+/**
+ * @param terms the organization's tags, already resolved
+ * @param parentId the parent's HSDS id, only when the parent is itself published
+ */
+export function renderOrganization(record: OrganizationRecord, terms: RenderedTerm[], parentId: string | undefined): RenderedOrganization {
+  const id = organizationId(record.externalId);
+  const listItem = {
+    id,
+    name: record.name,
+    ...compact({ alternate_name: record.alternateName }),
+    description: record.description ?? '',
+    ...compact({
+      email: record.email,
+      website: record.website,
+      tax_status: record.taxStatus,
+      tax_id: record.taxId,
+      year_incorporated: record.yearIncorporated,
+      legal_status: record.legalStatus,
+      uri: record.uri,
+      parent_organization_id: parentId,
+    }),
+    external_identifier: record.externalId,
+    classifications: terms.map((term) => ({
+      taxonomy: term.taxonomy.code,
+      taxonomy_id: term.taxonomy.id,
+      taxonomy_term_id: term.id,
+      code: term.code,
+      name: term.name,
+    })),
+  };
+  const detail = {
+    ...listItem,
+    attributes: terms.map((term) => ({
+      id: attributeId(record.externalId, term.taxonomy.code, term.code),
+      link_id: id,
+      link_entity: 'organization',
+      taxonomy_term_id: term.id,
+      taxonomy_term: term.object,
+    })),
+    organization_identifiers: record.identifiers.map((identifier) => ({
+      id: organizationIdentifierId(record.externalId, identifier.scheme, identifier.identifier),
+      organization_id: id,
+      identifier_scheme: identifier.scheme,
+      identifier_type: identifier.type,
+      identifier: identifier.identifier,
+    })),
+  };
+  return { id, listJson: JSON.stringify(listItem), detailJson: JSON.stringify(detail) };
+}

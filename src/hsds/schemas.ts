@@ -1,0 +1,99 @@
+import Type from 'typebox';
+
+/**
+ * TypeBox schemas of the documents this profile serves, for the OpenAPI document. They follow the
+ * HSDS 3.0 schemas (vendor/hsds-3.0) and add this profile's fields; tests validate real responses
+ * against the official schemas, not these.
+ */
+
+const Uuid = (description: string) => Type.String({ format: 'uuid', description });
+
+export const Taxonomy = Type.Object(
+  {
+    id: Uuid('HSDS id: UUIDv5 of the taxonomy code (see the README).'),
+    name: Type.String(),
+    description: Type.String(),
+    uri: Type.Optional(Type.String({ format: 'uri' })),
+    version: Type.Optional(Type.String()),
+    code: Type.String({ description: 'Native id of the taxonomy, e.g. `ntee`. Accepted by the `taxonomy` filter.' }),
+  },
+  { $id: 'Taxonomy', title: 'taxonomy' },
+);
+
+const termProperties = {
+  id: Uuid('HSDS id: UUIDv5 of the taxonomy code and term code.'),
+  code: Type.String({ description: 'Native id of the term within its taxonomy, e.g. `P20`.' }),
+  name: Type.String(),
+  description: Type.String({ description: 'Empty when the source has no description.' }),
+  parent_id: Type.Optional(Uuid('The parent term, absent for a top-level term.')),
+  taxonomy: Type.String({ description: 'Code of the taxonomy the term belongs to.' }),
+  taxonomy_id: Uuid('Id of the taxonomy the term belongs to.'),
+  term_uri: Type.Optional(Type.String({ format: 'uri' })),
+};
+
+export const TaxonomyTerm = Type.Object(termProperties, { $id: 'TaxonomyTerm', title: 'taxonomy_term' });
+
+export const TaxonomyTermDetail = Type.Object(
+  { ...termProperties, taxonomy_detail: Type.Ref('Taxonomy') },
+  { $id: 'TaxonomyTermDetail', title: 'taxonomy_term with taxonomy_detail' },
+);
+
+const Classification = Type.Object(
+  {
+    taxonomy: Type.String({ description: 'Taxonomy code, e.g. `ntee`.' }),
+    taxonomy_id: Uuid('Id of the taxonomy.'),
+    taxonomy_term_id: Uuid('Id of the term.'),
+    code: Type.String({ description: 'Native code of the term.' }),
+    name: Type.String({ description: 'Name of the term.' }),
+  },
+  { description: 'One taxonomy tag of the organization (this profile\'s compact form of an attribute).' },
+);
+
+const organizationProperties = {
+  id: Uuid('HSDS id: UUIDv5 of the native id (see the README).'),
+  name: Type.String(),
+  alternate_name: Type.Optional(Type.String()),
+  description: Type.String({ description: 'Empty when the source has none; never invented.' }),
+  email: Type.Optional(Type.String({ format: 'email' })),
+  website: Type.Optional(Type.String({ format: 'uri' })),
+  tax_status: Type.Optional(Type.String({ description: 'For IRS organizations, the IRC subsection, e.g. `501(c)(3)`.' })),
+  tax_id: Type.Optional(Type.String()),
+  year_incorporated: Type.Optional(Type.Number()),
+  legal_status: Type.Optional(Type.String()),
+  uri: Type.Optional(Type.String({ format: 'uri' })),
+  parent_organization_id: Type.Optional(Uuid('The parent organization, when it is published.')),
+  external_identifier: Type.String({ description: 'The native id of the organization (for IRS organizations, the EIN).' }),
+  classifications: Type.Array(Classification),
+};
+
+export const OrganizationListItem = Type.Object(organizationProperties, {
+  $id: 'OrganizationListItem',
+  title: 'organization (list item)',
+});
+
+const Attribute = Type.Object({
+  id: Uuid('UUIDv5 of the organization native id, taxonomy code and term code.'),
+  link_id: Uuid('The organization.'),
+  link_entity: Type.Literal('organization'),
+  taxonomy_term_id: Uuid('The term.'),
+  taxonomy_term: Type.Ref('TaxonomyTerm'),
+});
+
+const OrganizationIdentifier = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  organization_id: Type.String({ format: 'uuid' }),
+  identifier_scheme: Type.String({ description: 'An org-id.guide list code, e.g. `US-EIN`.' }),
+  identifier_type: Type.String(),
+  identifier: Type.String(),
+});
+
+export const Organization = Type.Object(
+  {
+    ...organizationProperties,
+    attributes: Type.Array(Attribute, { description: 'The tags in the standard HSDS form, one per classification.' }),
+    organization_identifiers: Type.Array(OrganizationIdentifier),
+  },
+  { $id: 'Organization', title: 'organization' },
+);
+
+export const documentSchemas = [Taxonomy, TaxonomyTerm, TaxonomyTermDetail, OrganizationListItem, Organization];

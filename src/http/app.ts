@@ -1,0 +1,48 @@
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { documentSchemas } from '../hsds/schemas.ts';
+import links, { API_PREFIX } from './plugins/app/links.ts';
+import problems from './plugins/app/problems.ts';
+import storePlugin from './plugins/app/store.ts';
+import openapi from './plugins/external/openapi.ts';
+import metaRoutes from './routes/meta.ts';
+import organizationRoutes from './routes/organizations.ts';
+import taxonomyRoutes from './routes/taxonomies.ts';
+import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
+import { Problem } from './schemas.ts';
+import type { Store } from '../store/store.ts';
+
+export interface AppOptions {
+  store: Store;
+  publicBaseUrl?: string;
+  trustProxy?: boolean;
+  logLevel?: string;
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel ?? 'info' },
+    trustProxy: options.trustProxy ?? false,
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  for (const schema of [...documentSchemas, Problem]) app.addSchema(schema);
+  await app.register(openapi);
+  await app.register(links, { publicBaseUrl: options.publicBaseUrl });
+  await app.register(problems);
+  await app.register(storePlugin, { store: options.store });
+
+  await app.register(
+    async (api) => {
+      await api.register(metaRoutes);
+      await api.register(organizationRoutes);
+      await api.register(taxonomyRoutes);
+      await api.register(taxonomyTermRoutes);
+    },
+    { prefix: API_PREFIX },
+  );
+  // The site root points at the API root, so a browser pointed at the host finds it.
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${API_PREFIX}/`, 302));
+  return app;
+}

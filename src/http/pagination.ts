@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify';
+import { DEFAULT_PER_PAGE } from './schemas.ts';
+import type { Page, PositionRange } from '../store/store.ts';
+
+export interface Paging {
+  page: number;
+  perPage: number;
+}
+
+export interface PagingQueryValues {
+  page?: number;
+  per_page?: number;
+}
+
+export const pagingOf = (query: PagingQueryValues): Paging => ({ page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE });
+
+export const positionRange = ({ page, perPage }: Paging): PositionRange => ({ first: (page - 1) * perPage + 1, count: perPage });
+
+/** An absolute URL for another page of the same request, keeping every other query parameter. */
+function pageUrl(request: FastifyRequest, page: number): string {
+  const url = new URL(request.url, 'http://unused');
+  url.searchParams.set('page', String(page));
+  return `${request.publicOrigin()}${url.pathname}${url.search}`;
+}
+
+/**
+ * The HSDS list envelope around already-rendered items. `total_pages` is at least 1, so page 1 always
+ * exists (possibly empty); a page past the last is a valid, empty page.
+ */
+export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page): string {
+  const totalPages = Math.max(1, Math.ceil(page.total / paging.perPage));
+  const number = paging.page;
+  const links: Record<string, string> = {
+    self: pageUrl(request, number),
+    first: pageUrl(request, 1),
+    last: pageUrl(request, totalPages),
+  };
+  if (number > 1) links.prev = pageUrl(request, Math.min(number - 1, totalPages));
+  if (number < totalPages) links.next = pageUrl(request, number + 1);
+  const head = JSON.stringify({
+    total_items: page.total,
+    total_pages: totalPages,
+    page_number: number,
+    size: page.items.length,
+    first_page: number === 1,
+    last_page: number >= totalPages,
+    empty: page.items.length === 0,
+  });
+  return `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`;
+}

@@ -1,0 +1,43 @@
+import type { FastifyReply } from 'fastify';
+
+export interface InvalidParam {
+  name: string;
+  reason: string;
+}
+
+export interface Problem {
+  /** A fragment of the profile document naming this kind of problem, or undefined for `about:blank`. */
+  kind?: 'invalid-parameter';
+  title: string;
+  status: number;
+  detail: string;
+  invalidParams?: InvalidParam[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+/** A request parameter the caller got wrong: answered as a 400 problem naming it. */
+export class ParameterError extends Error {
+  readonly parameter: string;
+  readonly reason: string;
+
+  constructor(parameter: string, reason: string) {
+    super(`${parameter} ${reason}`);
+    this.parameter = parameter;
+    this.reason = reason;
+  }
+}
+
+export function problemBody(problem: Problem, profileUrl: string): string {
+  return JSON.stringify({
+    type: problem.kind === undefined ? 'about:blank' : `${profileUrl}#${problem.kind}`,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+    ...(problem.invalidParams === undefined ? {} : { invalid_params: problem.invalidParams }),
+  });
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(problem, reply.request.apiUrl('/profile')));
+}
