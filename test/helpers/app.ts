@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.ts';
+import type { AppOptions } from '../../src/http/app.ts';
+import { buildSnapshot } from '../../src/publish/build.ts';
+import type { BuildResult } from '../../src/publish/build.ts';
+import type { DatasetInput } from '../../src/hsds/records.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
+import { fixtureDataset } from '../fixtures/dataset.ts';
+
+export const API = '/api/hsds/v3';
+
+export function temporaryDirectory(): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), 'hsds-org-api-test-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  build: BuildResult;
+  close: () => Promise<void>;
+}
+
+/** Builds a snapshot of `input` (the fixture by default) in a temporary directory and an app serving it. */
+export async function startTestApp(input: DatasetInput = fixtureDataset(), options: Partial<AppOptions> = {}): Promise<TestApp> {
+  const directory = temporaryDirectory();
+  const build = await buildSnapshot(input, join(directory.path, 'snapshot.sqlite'));
+  const store = new SqliteStore(join(directory.path, 'snapshot.sqlite'));
+  const app = await buildApp({ store, logLevel: 'silent', ...options });
+  await app.ready();
+  return {
+    app,
+    build,
+    close: async () => {
+      await app.close();
+      directory.remove();
+    },
+  };
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: any;
+  text: string;
+}
+
+export async function getJson(app: FastifyInstance, url: string, headers: Record<string, string> = {}): Promise<JsonResponse> {
+  const response = await app.inject({ method: 'GET', url, headers });
+  return { status: response.statusCode, headers: response.headers, text: response.body, body: response.body === '' ? undefined : JSON.parse(response.body) };
+}
+
+/** The path and query of an absolute link, for app.inject. */
+export const pathOf = (link: string): string => {
+  const url = new URL(link);
+  return `${url.pathname}${url.search}`;
+};
