@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { publishedOrganizations } from '../fixtures/dataset.ts';
+import { API, getJson, startTestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
+
+/**
+ * The README's id rule, implemented here from RFC 9562 directly (not with the project's code or its
+ * uuid library): UUIDv5 = SHA-1 of namespace bytes + UTF-8 name, with version and variant bits set.
+ */
+const NAMESPACE = '0cc8344e-a6c2-489d-ba84-27565b7bbff5';
+
+function uuidV5(name: string): string {
+  const hash = createHash('sha1').update(Buffer.from(NAMESPACE.replaceAll('-', ''), 'hex')).update(name, 'utf8').digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+describe('ids follow the documented rule', () => {
+  let test: TestApp;
+  before(async () => {
+    test = await startTestApp();
+  });
+  after(() => test.close());
+
+  it('organization ids are UUIDv5 of "organization:<native id>"', async () => {
+    const { body } = await getJson(test.app, `${API}/organizations?per_page=100`);
+    assert.equal(body.contents.length, publishedOrganizations.length);
+    for (const organization of body.contents) {
+      assert.equal(organization.id, uuidV5(`organization:${organization.external_identifier}`));
+    }
+  });
+
+  it('taxonomy and term ids are UUIDv5 of "taxonomy:<code>" and "taxonomy_term:<taxonomy code>:<term code>"', async () => {
+    const taxonomies = (await getJson(test.app, `${API}/taxonomies`)).body.contents;
+    for (const taxonomy of taxonomies) assert.equal(taxonomy.id, uuidV5(`taxonomy:${taxonomy.code}`));
+    const terms = (await getJson(test.app, `${API}/taxonomy_terms?per_page=100`)).body.contents;
+    assert.equal(terms.length, 30);
+    for (const term of terms) {
+      assert.equal(term.id, uuidV5(`taxonomy_term:${term.taxonomy}:${term.code}`));
+      assert.equal(term.taxonomy_id, uuidV5(`taxonomy:${term.taxonomy}`));
+    }
+  });
+
+  it('attribute and identifier ids are derived from native ids too', async () => {
+    const first = publishedOrganizations[0]!;
+    const { body } = await getJson(test.app, `${API}/organizations/${uuidV5(`organization:${first.externalId}`)}`);
+    for (const attribute of body.attributes) {
+      const term = attribute.taxonomy_term;
+      assert.equal(attribute.id, uuidV5(`attribute:organization:${first.externalId}:${term.taxonomy}:${term.code}`));
+    }
+    const [identifier] = body.organization_identifiers;
+    assert.equal(identifier.id, uuidV5(`organization_identifier:${first.externalId}:US-EIN:${identifier.identifier}`));
+  });
+
+  it('an organization and a term with the same native id get different ids', () => {
+    assert.notEqual(uuidV5('organization:A'), uuidV5('taxonomy_term:things:A'));
+  });
+});
