@@ -22,12 +22,12 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 async function buildDefaultDataset(config: Config): Promise<void> {
   log(`No dataset at ${config.databasePath}: building it from data/ (once).`);
   const { input, report } = await loadDefaultDataset();
-  const progress = progressReporter('organizations', log);
-  const result = await buildSnapshot(input, config.databasePath, { onProgress: (rows) => progress.update(rows) });
-  progress.done(report.organizations);
+  const started = performance.now();
+  const progress = { read: progressReporter('reading organizations', log), write: progressReporter('rendering and writing', log) };
+  const result = await buildSnapshot(input, config.databasePath, { onProgress: (stage, rows) => progress[stage].update(rows) });
   const unknown = [...report.unknownNteeCodes.values()].reduce((sum, count) => sum + count, 0);
   log(
-    `Built dataset ${result.version}: ${result.organizations} organizations, ${result.taxonomies} taxonomies, ` +
+    `Built dataset ${result.version} in ${((performance.now() - started) / 1000).toFixed(1)} s: ${result.organizations} organizations, ${result.taxonomies} taxonomies, ` +
       `${result.taxonomyTerms} terms. ${unknown} organizations have an NTEE code not in the NTEE list ` +
       `(${report.unknownNteeCodes.size} distinct codes); they are served without an NTEE tag.`,
   );

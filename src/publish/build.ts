@@ -10,6 +10,8 @@ import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, SNAPSHOT_FORMAT } from '../s
 
 export class BuildError extends Error {}
 
+export type BuildStage = 'read' | 'write';
+
 export interface BuildResult {
   version: string;
   publishedAt: string;
@@ -20,8 +22,8 @@ export interface BuildResult {
 }
 
 export interface BuildOptions {
-  /** Called every few thousand organizations read, and once at the end. */
-  onProgress?: (organizationsRead: number) => void;
+  /** Called every few thousand organizations, per stage ('read', then 'write'), and once at the end of each. */
+  onProgress?: (stage: BuildStage, organizations: number) => void;
   now?: () => Date;
 }
 
@@ -140,9 +142,9 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
     const published = organization.status === 'published';
     if (!published) unpublished++;
     stage.run(organization.externalId, organizationSortKey(organization.name), published ? 1 : 0, JSON.stringify(organization));
-    if (++read % PROGRESS_EVERY === 0) options.onProgress?.(read);
+    if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
   }
-  options.onProgress?.(read);
+  options.onProgress?.('read', read);
 
   db.exec('CREATE INDEX staging.organizations_order ON organizations (sort_key, external_id) WHERE published = 1');
   const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
@@ -159,7 +161,9 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
     const rendered = renderOrganization(organization, terms, parentId);
     hash.update(rendered.detailJson).update('\n');
     insertOrganization.run(++position, rendered.id, organization.externalId, rendered.listJson, rendered.detailJson);
+    if (position % PROGRESS_EVERY === 0) options.onProgress?.('write', position);
   }
+  options.onProgress?.('write', position);
   db.exec('COMMIT');
   db.exec("DETACH DATABASE staging");
   db.exec(CREATE_INDEXES);

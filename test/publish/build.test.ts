@@ -97,9 +97,9 @@ describe('building a snapshot', () => {
   it('reports progress while reading organizations', async () => {
     const directory = temporaryDirectory();
     try {
-      const seen: number[] = [];
-      await buildSnapshot(fixtureDataset(), join(directory.path, 'a.sqlite'), { onProgress: (rows) => seen.push(rows) });
-      assert.equal(seen.at(-1), publishedOrganizations.length + unpublishedOrganizations.length);
+      const seen: string[] = [];
+      await buildSnapshot(fixtureDataset(), join(directory.path, 'a.sqlite'), { onProgress: (stage, rows) => seen.push(`${stage} ${rows}`) });
+      assert.deepEqual(seen, [`read ${publishedOrganizations.length + unpublishedOrganizations.length}`, `write ${publishedOrganizations.length}`]);
       assert.ok(existsSync(join(directory.path, 'a.sqlite')));
     } finally {
       directory.remove();
