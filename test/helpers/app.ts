@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppOptions } from '../../src/http/app.ts';
@@ -57,3 +58,13 @@ export const pathOf = (link: string): string => {
   const url = new URL(link);
   return `${url.pathname}${url.search}`;
 };
+
+/** Starts a test app before the enclosing suite's tests and closes it after them. */
+export function useTestApp(...args: Parameters<typeof startTestApp>): () => TestApp {
+  let test: TestApp | undefined;
+  before(async () => {
+    test = await startTestApp(...args);
+  });
+  after(() => test?.close());
+  return () => test!;
+}

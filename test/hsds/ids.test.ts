@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { publishedOrganizations } from '../fixtures/dataset.ts';
-import { API, getJson, startTestApp } from '../helpers/app.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { API, getJson, useTestApp } from '../helpers/app.ts';
 
 /**
  * The README's id rule, implemented here from RFC 9562 directly (not with the project's code or its
@@ -20,14 +19,10 @@ function uuidV5(name: string): string {
 }
 
 describe('ids follow the documented rule', () => {
-  let test: TestApp;
-  before(async () => {
-    test = await startTestApp();
-  });
-  after(() => test.close());
+  const test = useTestApp();
 
   it('organization ids are UUIDv5 of "organization:<native id>"', async () => {
-    const { body } = await getJson(test.app, `${API}/organizations?per_page=100`);
+    const { body } = await getJson(test().app, `${API}/organizations?per_page=100`);
     assert.equal(body.contents.length, publishedOrganizations.length);
     for (const organization of body.contents) {
       assert.equal(organization.id, uuidV5(`organization:${organization.external_identifier}`));
@@ -35,9 +30,9 @@ describe('ids follow the documented rule', () => {
   });
 
   it('taxonomy and term ids are UUIDv5 of "taxonomy:<code>" and "taxonomy_term:<taxonomy code>:<term code>"', async () => {
-    const taxonomies = (await getJson(test.app, `${API}/taxonomies`)).body.contents;
+    const taxonomies = (await getJson(test().app, `${API}/taxonomies`)).body.contents;
     for (const taxonomy of taxonomies) assert.equal(taxonomy.id, uuidV5(`taxonomy:${taxonomy.code}`));
-    const terms = (await getJson(test.app, `${API}/taxonomy_terms?per_page=100`)).body.contents;
+    const terms = (await getJson(test().app, `${API}/taxonomy_terms?per_page=100`)).body.contents;
     assert.equal(terms.length, 30);
     for (const term of terms) {
       assert.equal(term.id, uuidV5(`taxonomy_term:${term.taxonomy}:${term.code}`));
@@ -47,7 +42,7 @@ describe('ids follow the documented rule', () => {
 
   it('attribute and identifier ids are derived from native ids too', async () => {
     const first = publishedOrganizations[0]!;
-    const { body } = await getJson(test.app, `${API}/organizations/${uuidV5(`organization:${first.externalId}`)}`);
+    const { body } = await getJson(test().app, `${API}/organizations/${uuidV5(`organization:${first.externalId}`)}`);
     for (const attribute of body.attributes) {
       const term = attribute.taxonomy_term;
       assert.equal(attribute.id, uuidV5(`attribute:organization:${first.externalId}:${term.taxonomy}:${term.code}`));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { API, startTestApp } from '../helpers/app.ts';
+import { describe, it } from 'node:test';
+import { API, useTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
 
 async function problem(test: TestApp, url: string, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' = 'GET') {
@@ -14,11 +14,7 @@ async function problem(test: TestApp, url: string, method: 'GET' | 'POST' | 'PUT
 }
 
 describe('errors are RFC 9457 problems', () => {
-  let test: TestApp;
-  before(async () => {
-    test = await startTestApp();
-  });
-  after(() => test.close());
+  const test = useTestApp();
 
   const badPaging: [string, string][] = [
     ['page=0', 'page'],
@@ -35,7 +31,7 @@ describe('errors are RFC 9457 problems', () => {
   for (const [query, parameter] of badPaging) {
     for (const list of ['organizations', 'taxonomies', 'taxonomy_terms']) {
       it(`400 for ${query} on /${list}, naming ${parameter} and the allowed range`, async () => {
-        const { status, body } = await problem(test, `${API}/${list}?${query}`);
+        const { status, body } = await problem(test(), `${API}/${list}?${query}`);
         assert.equal(status, 400);
         assert.deepEqual(body.invalid_params.map((param: any) => param.name), [parameter]);
         assert.match(body.invalid_params[0].reason, parameter === 'per_page' ? /from 1 to 100/ : /from 1 to/);
@@ -45,7 +41,7 @@ describe('errors are RFC 9457 problems', () => {
   }
 
   it('400 for an unknown taxonomy, naming the accepted codes', async () => {
-    const { status, body } = await problem(test, `${API}/taxonomy_terms?taxonomy=nope`);
+    const { status, body } = await problem(test(), `${API}/taxonomy_terms?taxonomy=nope`);
     assert.equal(status, 400);
     assert.deepEqual(body.invalid_params.map((param: any) => param.name), ['taxonomy']);
     assert.match(body.detail, /Colors, things/);
@@ -53,40 +49,40 @@ describe('errors are RFC 9457 problems', () => {
 
   for (const id of ['not-a-uuid', '00000000-0000-0000-0000-000000000000', '7c6a6224-6603-54b4-91ca-f6c5ebed8c62x', '%E2%9C%93']) {
     it(`404 for organization id ${id}`, async () => {
-      assert.equal((await problem(test, `${API}/organizations/${id}`)).status, 404);
+      assert.equal((await problem(test(), `${API}/organizations/${id}`)).status, 404);
     });
   }
 
   for (const path of ['/api/hsds/v3/services', '/api/hsds/v3/organizations/a/b', '/api/hsds/v2/organizations', '/favicon.ico']) {
     it(`404 for unknown path ${path}`, async () => {
-      assert.equal((await problem(test, path)).status, 404);
+      assert.equal((await problem(test(), path)).status, 404);
     });
   }
 
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
     it(`405 with Allow for ${method}`, async () => {
-      const { status, headers } = await problem(test, `${API}/organizations`, method);
+      const { status, headers } = await problem(test(), `${API}/organizations`, method);
       assert.equal(status, 405);
       assert.equal(headers.allow, 'GET, HEAD, OPTIONS');
     });
   }
 
   it('ignores unknown query parameters', async () => {
-    const response = await test.app.inject({ url: `${API}/organizations?foo=bar&full_service=true&per_page=3` });
+    const response = await test().app.inject({ url: `${API}/organizations?foo=bar&full_service=true&per_page=3` });
     assert.equal(response.statusCode, 200);
     assert.equal(JSON.parse(response.body).size, 3);
   });
 
   it('answers HEAD like GET, without a body', async () => {
-    const get = await test.app.inject({ method: 'GET', url: `${API}/organizations` });
-    const head = await test.app.inject({ method: 'HEAD', url: `${API}/organizations` });
+    const get = await test().app.inject({ method: 'GET', url: `${API}/organizations` });
+    const head = await test().app.inject({ method: 'HEAD', url: `${API}/organizations` });
     assert.equal(head.statusCode, 200);
     assert.equal(head.body, '');
     assert.equal(head.headers['content-type'], get.headers['content-type']);
   });
 
   it('answers OPTIONS with the allowed methods', async () => {
-    const response = await test.app.inject({ method: 'OPTIONS', url: `${API}/organizations` });
+    const response = await test().app.inject({ method: 'OPTIONS', url: `${API}/organizations` });
     assert.equal(response.statusCode, 204);
     assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS');
   });

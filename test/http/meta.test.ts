@@ -1,19 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { API, getJson, pathOf, startTestApp } from '../helpers/app.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { describe, it } from 'node:test';
+import { API, getJson, pathOf, useTestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
 
 describe('root, OpenAPI and profile', () => {
-  let test: TestApp;
-  before(async () => {
-    test = await startTestApp();
-  });
-  after(() => test.close());
+  const test = useTestApp();
 
   it('serves the root object with absolute links that all answer', async () => {
     for (const path of [API, `${API}/`]) {
-      const { status, body } = await getJson(test.app, path, { host: 'api.example.org' });
+      const { status, body } = await getJson(test().app, path, { host: 'api.example.org' });
       assert.equal(status, 200);
       assertHsds('root', body);
       assert.equal(body.version, '3.0');
@@ -21,19 +16,19 @@ describe('root, OpenAPI and profile', () => {
       assert.equal(body.openapi_url, 'http://api.example.org/api/hsds/v3/openapi.json');
       assert.deepEqual(Object.keys(body.links), ['self', 'organizations', 'taxonomies', 'taxonomy_terms', 'openapi']);
       for (const link of [body.profile, body.openapi_url, ...Object.values(body.links)] as string[]) {
-        assert.equal((await test.app.inject({ url: pathOf(link) })).statusCode, 200, link);
+        assert.equal((await test().app.inject({ url: pathOf(link) })).statusCode, 200, link);
       }
     }
   });
 
   it('redirects the site root to the API root', async () => {
-    const response = await test.app.inject({ url: '/' });
+    const response = await test().app.inject({ url: '/' });
     assert.equal(response.statusCode, 302);
     assert.equal(response.headers.location, `${API}/`);
   });
 
   it('describes exactly the served paths in OpenAPI 3.1, errors included', async () => {
-    const { body } = await getJson(test.app, `${API}/openapi.json`, { host: 'api.example.org' });
+    const { body } = await getJson(test().app, `${API}/openapi.json`, { host: 'api.example.org' });
     assert.equal(body.openapi, '3.1.0');
     assert.deepEqual(body.servers, [{ url: 'http://api.example.org/api/hsds/v3' }]);
     assert.deepEqual(Object.keys(body.paths).sort(), [
@@ -62,7 +57,7 @@ describe('root, OpenAPI and profile', () => {
   });
 
   it('serves the profile document, stating what is excluded', async () => {
-    const response = await test.app.inject({ url: `${API}/profile` });
+    const response = await test().app.inject({ url: `${API}/profile` });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/markdown/);
     for (const excluded of ['services', 'locations', 'schedules', 'contacts', 'geocoordinates']) {

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { organizationId } from '../../src/hsds/ids.ts';
 import { publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
-import { API, getJson, startTestApp } from '../helpers/app.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { API, getJson, useTestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
 
 /** Every value in a document, recursively, with its path. */
@@ -21,14 +20,10 @@ function assertNoEmptyOptionalFields(document: unknown): void {
 }
 
 describe('organizations', () => {
-  let test: TestApp;
-  before(async () => {
-    test = await startTestApp();
-  });
-  after(() => test.close());
+  const test = useTestApp();
 
   it('lists published organizations by name, case-insensitively, as valid HSDS', async () => {
-    const { status, headers, body } = await getJson(test.app, `${API}/organizations?per_page=100`);
+    const { status, headers, body } = await getJson(test().app, `${API}/organizations?per_page=100`);
     assert.equal(status, 200);
     assert.match(String(headers['content-type']), /^application\/json/);
     assertHsds('organizationList', body);
@@ -40,13 +35,13 @@ describe('organizations', () => {
   });
 
   it('defaults to 20 per page', async () => {
-    const { body } = await getJson(test.app, `${API}/organizations`);
+    const { body } = await getJson(test().app, `${API}/organizations`);
     assert.equal(body.size, 20);
     assert.equal(body.total_pages, 2);
   });
 
   it('renders list items with the native id, classifications and an empty description when the source has none', async () => {
-    const { body } = await getJson(test.app, `${API}/organizations?per_page=100`);
+    const { body } = await getJson(test().app, `${API}/organizations?per_page=100`);
     const beta = body.contents.find((item: any) => item.name === 'Beta Clinic');
     const source = publishedOrganizations.find((organization) => organization.name === 'Beta Clinic')!;
     assert.equal(beta.external_identifier, source.externalId);
@@ -61,7 +56,7 @@ describe('organizations', () => {
 
   it('serves one organization with attributes and identifiers in the standard HSDS form', async () => {
     const source = publishedOrganizations[0]!;
-    const { status, body } = await getJson(test.app, `${API}/organizations/${organizationId(source.externalId)}`);
+    const { status, body } = await getJson(test().app, `${API}/organizations/${organizationId(source.externalId)}`);
     assert.equal(status, 200);
     assertHsds('organization', body);
     assertNoEmptyOptionalFields(body);
@@ -79,22 +74,22 @@ describe('organizations', () => {
 
   it('accepts an upper-case uuid', async () => {
     const id = organizationId(publishedOrganizations[1]!.externalId);
-    const { status, body } = await getJson(test.app, `${API}/organizations/${id.toUpperCase()}`);
+    const { status, body } = await getJson(test().app, `${API}/organizations/${id.toUpperCase()}`);
     assert.equal(status, 200);
     assert.equal(body.id, id);
   });
 
   it('links a parent only when the parent is published', async () => {
-    const child = await getJson(test.app, `${API}/organizations/${organizationId(publishedOrganizations[4]!.externalId)}`);
+    const child = await getJson(test().app, `${API}/organizations/${organizationId(publishedOrganizations[4]!.externalId)}`);
     assert.equal(child.body.parent_organization_id, organizationId('NAT-001'));
-    const orphan = await getJson(test.app, `${API}/organizations/${organizationId(publishedOrganizations[6]!.externalId)}`);
+    const orphan = await getJson(test().app, `${API}/organizations/${organizationId(publishedOrganizations[6]!.externalId)}`);
     assert.equal(orphan.body.parent_organization_id, undefined);
   });
 
   describe('an unpublished organization is invisible everywhere', () => {
     it('is not found by id', async () => {
       for (const organization of unpublishedOrganizations) {
-        const { status, body } = await getJson(test.app, `${API}/organizations/${organizationId(organization.externalId)}`);
+        const { status, body } = await getJson(test().app, `${API}/organizations/${organizationId(organization.externalId)}`);
         assert.equal(status, 404);
         assert.equal(body.status, 404);
       }
@@ -104,7 +99,7 @@ describe('organizations', () => {
       const hidden = new Set(unpublishedOrganizations.map((organization) => organizationId(organization.externalId)));
       const seen: string[] = [];
       for (let page = 1; page <= 12; page++) {
-        const { body } = await getJson(test.app, `${API}/organizations?per_page=2&page=${page}`);
+        const { body } = await getJson(test().app, `${API}/organizations?per_page=2&page=${page}`);
         assert.equal(body.total_items, publishedOrganizations.length);
         seen.push(...body.contents.map((item: any) => item.id));
       }
@@ -113,7 +108,7 @@ describe('organizations', () => {
     });
 
     it('is not named in any rendered document', async () => {
-      const { text } = await getJson(test.app, `${API}/organizations?per_page=100`);
+      const { text } = await getJson(test().app, `${API}/organizations?per_page=100`);
       for (const organization of unpublishedOrganizations) assert.ok(!text.includes(organization.externalId));
       assert.ok(!text.includes('Hidden Parent'));
     });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { publishedOrganizations, terms } from '../fixtures/dataset.ts';
-import { API, getJson, pathOf, startTestApp } from '../helpers/app.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { API, getJson, pathOf, startTestApp, useTestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
 
 /** The envelope fields must agree with each other and with the request. */
@@ -26,16 +25,12 @@ function assertEnvelope(body: any, expected: { page: number; perPage: number; to
 }
 
 describe('pagination', () => {
-  let test: TestApp;
-  before(async () => {
-    test = await startTestApp();
-  });
-  after(() => test.close());
+  const test = useTestApp();
 
   const total = publishedOrganizations.length; // 23: 5 pages of 5, the last one holding 3
   for (const [label, page] of [['first', 1], ['middle', 3], ['last', 5], ['past the end', 9]] as const) {
     it(`keeps the envelope consistent on the ${label} page`, async () => {
-      const { status, body } = await getJson(test.app, `${API}/organizations?per_page=5&page=${page}`);
+      const { status, body } = await getJson(test().app, `${API}/organizations?per_page=5&page=${page}`);
       assert.equal(status, 200);
       assertHsds('organizationList', body);
       assertEnvelope(body, { page, perPage: 5, total });
@@ -48,7 +43,7 @@ describe('pagination', () => {
     let link: string | undefined = `${API}/taxonomy_terms?taxonomy=things&per_page=4&unrelated=kept`;
     let pages = 0;
     while (link !== undefined) {
-      const { body } = await getJson(test.app, link);
+      const { body } = await getJson(test().app, link);
       assertHsds('taxonomyTermList', body);
       assertEnvelope(body, { page: ++pages, perPage: 4, total: expected.length });
       seen.push(...body.contents.map((term: any) => term.code));
@@ -65,7 +60,7 @@ describe('pagination', () => {
   });
 
   it('links back to the last page from past the end', async () => {
-    const { body } = await getJson(test.app, `${API}/organizations?per_page=10&page=7`);
+    const { body } = await getJson(test().app, `${API}/organizations?per_page=10&page=7`);
     assert.equal(new URL(body.links.prev).searchParams.get('page'), '3');
   });
 

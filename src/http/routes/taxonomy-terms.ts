@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { pageEnvelope, pagingOf, positionRange } from '../pagination.ts';
 import { ParameterError } from '../problem.ts';
-import { notFound } from '../plugins/app/problems.ts';
-import { canonicalUuid, sendJson } from '../reply.ts';
-import { IdParams, PagingQuery, pageOf, problemResponse } from '../schemas.ts';
+import { sendJson } from '../reply.ts';
+import { PagingQuery, pageOf, problemResponse } from '../schemas.ts';
+import { getById } from './by-id.ts';
 import type { Store } from '../../store/store.ts';
 
 const tags = ['taxonomy_terms'];
@@ -47,27 +47,15 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get(
-    '/taxonomy_terms/:id',
-    {
-      schema: {
-        tags,
-        operationId: 'getTaxonomyTermById',
-        summary: 'One taxonomy term, with its taxonomy',
-        params: IdParams,
-        response: {
-          200: Type.Ref('TaxonomyTermDetail'),
-          404: problemResponse('No taxonomy term has this id (or the id is not a UUID).'),
-        },
-      },
-    },
-    async (request, reply) => {
-      const id = canonicalUuid(request.params.id);
-      const term = id === undefined ? undefined : await app.store.taxonomyTerm(id);
-      if (term === undefined) return notFound(reply, `No taxonomy term has id "${request.params.id}".`);
-      return sendJson(reply, term);
-    },
-  );
+  getById(app, {
+    url: '/taxonomy_terms/:id',
+    tags,
+    operationId: 'getTaxonomyTermById',
+    summary: 'One taxonomy term, with its taxonomy',
+    schemaId: 'TaxonomyTermDetail',
+    noun: 'taxonomy term',
+    find: (store, id) => store.taxonomyTerm(id),
+  });
 };
 
 export default taxonomyTermRoutes;
