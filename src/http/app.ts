@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
-import problems from './plugins/app/problems.ts';
+import problems, { frameworkError } from './plugins/app/problems.ts';
 import storePlugin from './plugins/app/store.ts';
 import openapi from './plugins/external/openapi.ts';
 import metaRoutes from './routes/meta.ts';
@@ -25,6 +25,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: { level: options.logLevel ?? 'info' },
     trustProxy: options.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors: frameworkError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of [...documentSchemas, Problem]) app.addSchema(schema);

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { DEFAULT_PER_PAGE } from './schemas.ts';
+import { ParameterError } from './problem.ts';
+import { DEFAULT_PER_PAGE, PAGING_RULES } from './schemas.ts';
 import type { Page, PositionRange } from '../store/store.ts';
 
 export interface Paging {
@@ -47,4 +48,20 @@ export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page
     empty: page.items.length === 0,
   });
   return `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`;
+}
+
+const DECIMAL = /^[0-9]+$/;
+
+/**
+ * Paging values must be plain decimal digits. Schema coercion alone would take `1e1`, `+5` or
+ * `0x10` as numbers; this runs first, on the raw strings.
+ */
+export async function rejectNonDecimalPaging(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown>;
+  for (const name of ['page', 'per_page']) {
+    const value = query[name];
+    if (value !== undefined && !(typeof value === 'string' && DECIMAL.test(value))) {
+      throw new ParameterError(name, PAGING_RULES[name]!);
+    }
+  }
 }

@@ -6,6 +6,12 @@ import type { TSchema } from 'typebox';
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
 
+/** How a bad paging value is explained to the caller. */
+export const PAGING_RULES: Record<string, string> = {
+  page: `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`,
+  per_page: `must be an integer from 1 to ${MAX_PER_PAGE}`,
+};
+
 export const PagingQuery = {
   page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'Page number, from 1.' }),

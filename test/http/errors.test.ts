@@ -24,6 +24,10 @@ describe('errors are RFC 9457 problems', () => {
     ['page=', 'page'],
     ['page=1&page=2', 'page'],
     ['page=99999999999999999999', 'page'],
+    ['page=1e1', 'page'],
+    ['page=%2B5', 'page'],
+    ['page=0x10', 'page'],
+    ['page=%205', 'page'],
     ['per_page=0', 'per_page'],
     ['per_page=101', 'per_page'],
     ['per_page=ten', 'per_page'],
@@ -52,6 +56,12 @@ describe('errors are RFC 9457 problems', () => {
       assert.equal((await problem(test(), `${API}/organizations/${id}`)).status, 404);
     });
   }
+
+  it('400 problem for a URL that does not decode', async () => {
+    const { status, body } = await problem(test(), `${API}/organizations/%E0%A4%A`);
+    assert.equal(status, 400);
+    assert.equal(body.type, 'about:blank');
+  });
 
   for (const path of ['/api/hsds/v3/services', '/api/hsds/v3/organizations/a/b', '/api/hsds/v2/organizations', '/favicon.ico']) {
     it(`404 for unknown path ${path}`, async () => {

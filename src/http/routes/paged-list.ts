@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { pageEnvelope, pagingOf, positionRange } from '../pagination.ts';
+import { pageEnvelope, pagingOf, positionRange, rejectNonDecimalPaging } from '../pagination.ts';
 import { sendJson } from '../reply.ts';
 import { PagingQuery, pageOf, problemResponse } from '../schemas.ts';
 import type { Page, PositionRange, Store } from '../../store/store.ts';
@@ -34,6 +34,7 @@ export function getPagedList(app: TypeboxApp, route: PagedListRoute): void {
           400: problemResponse('A paging parameter is not an allowed integer.'),
         },
       },
+      preValidation: rejectNonDecimalPaging,
     },
     async (request, reply) => {
       const paging = pagingOf(request.query);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { pageEnvelope, pagingOf, positionRange } from '../pagination.ts';
+import { pageEnvelope, pagingOf, positionRange, rejectNonDecimalPaging } from '../pagination.ts';
 import { ParameterError } from '../problem.ts';
 import { sendJson } from '../reply.ts';
 import { PagingQuery, pageOf, problemResponse } from '../schemas.ts';
@@ -38,6 +38,7 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
           400: problemResponse('A paging parameter is not an allowed integer, or `taxonomy` names no taxonomy.'),
         },
       },
+      preValidation: rejectNonDecimalPaging,
     },
     async (request, reply) => {
       const paging = pagingOf(request.query);

@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ParameterError, sendProblem } from '../../problem.ts';
+import { PROBLEM_CONTENT_TYPE, ParameterError, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
-import { MAX_PER_PAGE } from '../../schemas.ts';
+import { PAGING_RULES } from '../../schemas.ts';
 
 /**
  * Every error leaves as an RFC 9457 problem+json body. Only our own wording reaches a client: an
@@ -12,15 +12,10 @@ import { MAX_PER_PAGE } from '../../schemas.ts';
 
 export const READ_METHODS = 'GET, HEAD, OPTIONS';
 
-const RULES: Record<string, string> = {
-  page: `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`,
-  per_page: `must be an integer from 1 to ${MAX_PER_PAGE}`,
-};
-
 function invalidParams(error: FastifyError): InvalidParam[] {
   return (error.validation ?? []).map((issue) => {
     const name = issue.instancePath.replace(/^\//, '') || String((issue.params as { missingProperty?: string }).missingProperty ?? 'query');
-    return { name, reason: RULES[name] ?? issue.message ?? 'is not valid' };
+    return { name, reason: PAGING_RULES[name] ?? issue.message ?? 'is not valid' };
   });
 }
 
@@ -32,6 +27,18 @@ function badParameters(reply: FastifyReply, params: InvalidParam[]): FastifyRepl
     detail: params.map((param) => `${param.name} ${param.reason}`).join('; '),
     invalidParams: params,
   });
+}
+
+/**
+ * For errors Fastify raises before routing (a URL that does not decode, an over-long path parameter).
+ * Its request object there lacks our decorators, so only about:blank problems are possible.
+ */
+export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode ?? 400;
+  reply
+    .code(status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problemBody({ title: STATUS_CODES[status] ?? 'Bad Request', status, detail: error.message }, ''));
 }
 
 export const notFound = (reply: FastifyReply, detail: string): FastifyReply =>
