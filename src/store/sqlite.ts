@@ -29,7 +29,7 @@ export class SqliteStore implements Store {
     );
     if (meta.get(DatasetKey.format) !== String(SNAPSHOT_FORMAT)) {
       this.db.close();
-      throw new Error(`${file} is not a snapshot of format ${SNAPSHOT_FORMAT}; rebuild it`);
+      throw new Error(`${file} is not a snapshot of format ${SNAPSHOT_FORMAT} (built by another version?); delete it to rebuild`);
     }
     this.taxonomyRefs = (
       this.db.prepare("SELECT position, id, code, term_count FROM taxonomies ORDER BY position").all() as {

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import { API_PREFIX } from '../app/links.ts';
+import packageJson from '../../../../package.json' with { type: 'json' };
 
 /**
  * The OpenAPI 3.1 document is generated from the route schemas, so it cannot drift from what is served.
@@ -16,7 +17,7 @@ export default fp(
         openapi: '3.1.0',
         info: {
           title: 'hsds-org-api',
-          version: '0.1.0',
+          version: packageJson.version,
           summary: 'Read-only HSDS 3.0 API of organizations and taxonomies.',
           description:
             'A partial profile of the Open Referral Human Services Data Specification (HSDS) 3.0: organizations, taxonomies and taxonomy terms, read-only. Only published organizations are served. Errors are RFC 9457 problem details.',
