@@ -17,11 +17,14 @@ export const pagingOf = (query: PagingQueryValues): Paging => ({ page: query.pag
 
 export const positionRange = ({ page, perPage }: Paging): PositionRange => ({ first: (page - 1) * perPage + 1, count: perPage });
 
-/** An absolute URL for another page of the same request, keeping every other query parameter. */
+/**
+ * An absolute URL for another page of the same list, keeping every other query parameter. The path is
+ * the route's canonical one, whatever spelling (percent-encoding, trailing slash) the request used.
+ */
 function pageUrl(request: FastifyRequest, page: number): string {
-  const url = new URL(request.url, 'http://unused');
-  url.searchParams.set('page', String(page));
-  return `${request.publicOrigin()}${url.pathname}${url.search}`;
+  const query = new URL(request.url, 'http://unused').searchParams;
+  query.set('page', String(page));
+  return `${request.publicOrigin()}${request.routeOptions.url}?${query}`;
 }
 
 /**

@@ -57,11 +57,17 @@ describe('errors are RFC 9457 problems', () => {
     });
   }
 
-  it('400 problem for a URL that does not decode', async () => {
-    const { status, body } = await problem(test(), `${API}/organizations/%E0%A4%A`);
-    assert.equal(status, 400);
-    assert.equal(body.type, 'about:blank');
-  });
+  for (const [label, path] of [
+    ['a path that does not percent-decode', `${API}/organizations/%E0%A4%A`],
+    ['an id longer than any id', `${API}/organizations/${'a'.repeat(5000)}`],
+  ]) {
+    it(`404 problem for ${label}, without echoing it`, async () => {
+      const { status, body } = await problem(test(), path!);
+      assert.equal(status, 404);
+      assert.equal(body.type, 'about:blank');
+      assert.ok(!JSON.stringify(body).includes('aaaa'));
+    });
+  }
 
   for (const path of ['/api/hsds/v3/services', '/api/hsds/v3/organizations/a/b', '/api/hsds/v2/organizations', '/favicon.ico']) {
     it(`404 for unknown path ${path}`, async () => {
@@ -70,12 +76,28 @@ describe('errors are RFC 9457 problems', () => {
   }
 
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
-    it(`405 with Allow for ${method}`, async () => {
-      const { status, headers } = await problem(test(), `${API}/organizations`, method);
-      assert.equal(status, 405);
-      assert.equal(headers.allow, 'GET, HEAD, OPTIONS');
-    });
+    for (const path of [`${API}/organizations`, `${API}/nowhere`]) {
+      it(`405 with Allow for ${method} ${path}`, async () => {
+        const { status, headers } = await problem(test(), path, method);
+        assert.equal(status, 405);
+        assert.equal(headers.allow, 'GET, HEAD, OPTIONS');
+      });
+    }
   }
+
+  it('405 before reading any body, even a malformed or huge one', async () => {
+    for (const payload of ['{bad', 'x'.repeat(2 * 1024 * 1024)]) {
+      const response = await test().app.inject({ method: 'POST', url: `${API}/organizations`, payload, headers: { 'content-type': 'application/json' } });
+      assert.equal(response.statusCode, 405);
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+    }
+  });
+
+  it('400 naming the parameter when a filter is given twice', async () => {
+    const { status, body } = await problem(test(), `${API}/taxonomy_terms?taxonomy=things&taxonomy=Colors`);
+    assert.equal(status, 400);
+    assert.deepEqual(body.invalid_params, [{ name: 'taxonomy', reason: 'must be given once' }]);
+  });
 
   it('ignores unknown query parameters', async () => {
     const response = await test().app.inject({ url: `${API}/organizations?foo=bar&full_service=true&per_page=3` });
@@ -91,8 +113,8 @@ describe('errors are RFC 9457 problems', () => {
     assert.equal(head.headers['content-type'], get.headers['content-type']);
   });
 
-  it('answers OPTIONS with the allowed methods', async () => {
-    const response = await test().app.inject({ method: 'OPTIONS', url: `${API}/organizations` });
+  it('answers OPTIONS with the allowed methods, ignoring any body', async () => {
+    const response = await test().app.inject({ method: 'OPTIONS', url: `${API}/organizations`, payload: '{bad', headers: { 'content-type': 'application/json' } });
     assert.equal(response.statusCode, 204);
     assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS');
   });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { API, getJson, startTestApp } from '../helpers/app.ts';
+import { assertHsds } from '../helpers/hsds-schemas.ts';
 
 const forwarded = { host: 'internal:8080', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'public.example.org' };
 
@@ -37,11 +38,34 @@ describe('absolute links', () => {
     }
   });
 
-  it('never echo a malformed Host header', async () => {
+  it('never echo a malformed Host or X-Forwarded-Proto', async () => {
+    const test = await startTestApp(undefined, { trustProxy: true });
+    try {
+      for (const headers of [
+        { host: 'evil.example/<script>' },
+        { host: 'evil.example:99999' },
+        { host: '[:]' },
+        { host: 'user@evil.example' },
+      ]) {
+        const { body } = await getJson(test.app, API, headers);
+        assert.equal(body.links.self, 'http://localhost/api/hsds/v3', headers.host);
+        assertHsds('root', body);
+      }
+      const { body } = await getJson(test.app, API, { host: 'ok.example', 'x-forwarded-proto': 'javascript' });
+      assert.equal(body.links.self, 'http://ok.example/api/hsds/v3');
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('use the canonical path, whatever spelling the request used', async () => {
     const test = await startTestApp();
     try {
-      const { body } = await getJson(test.app, API, { host: 'evil.example/<script>' });
-      assert.equal(body.links.self, 'http://localhost/api/hsds/v3');
+      for (const path of [`${API}/%6frganizations?per_page=2`, `${API}/organizations/?per_page=2`]) {
+        const { status, body } = await getJson(test.app, path, { host: 'api.example.org' });
+        assert.equal(status, 200, path);
+        assert.equal(body.links.next, 'http://api.example.org/api/hsds/v3/organizations?per_page=2&page=2');
+      }
     } finally {
       await test.close();
     }

@@ -40,13 +40,28 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  app.get('/profile', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/markdown; charset=utf-8').send(PROFILE_DOCUMENT),
+  app.get(
+    '/profile',
+    {
+      schema: {
+        tags: ['meta'],
+        operationId: 'getProfile',
+        summary: 'The profile document: what this API includes and excludes of HSDS, and its rules',
+        response: { 200: { description: 'The profile, in Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } },
+      },
+    },
+    async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(PROFILE_DOCUMENT),
   );
 
   // Generated once, on first use (all routes exist by then); only the server URL varies per request.
   let openapiParts: string[] | undefined;
-  app.get('/openapi.json', { schema: { hide: true } }, async (request, reply) => {
+  const openapiSchema = {
+    tags: ['meta'],
+    operationId: 'getOpenApiDocument',
+    summary: 'This OpenAPI document',
+    response: { 200: { description: 'OpenAPI 3.1, with this server\'s URL.', content: { 'application/json': { schema: { type: 'object' } } } } },
+  };
+  app.get('/openapi.json', { schema: openapiSchema }, async (request, reply) => {
     openapiParts ??= JSON.stringify(app.swagger()).split(JSON.stringify(SERVER_PLACEHOLDER));
     return sendJson(reply, openapiParts.join(JSON.stringify(request.apiUrl())));
   });

@@ -12,8 +12,24 @@ declare module 'fastify' {
   }
 }
 
-// A Host header is client input: anything but a plain host[:port] falls back to localhost.
-const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+const FALLBACK_ORIGIN = 'http://localhost';
+
+/**
+ * The origin this request was addressed to. Host (and, behind a trusted proxy, X-Forwarded-*) are
+ * client input: anything that is not a plain http(s) host[:port] falls back to localhost, so a link
+ * is always a valid absolute URL.
+ */
+function requestOrigin(request: FastifyRequest): string {
+  // request.protocol and request.host honour X-Forwarded-* only when trustProxy is on.
+  const protocol = request.protocol === 'https' ? 'https' : 'http';
+  try {
+    const url = new URL(`${protocol}://${request.host}`);
+    if (url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '') return url.origin;
+  } catch {
+    // not a valid host
+  }
+  return FALLBACK_ORIGIN;
+}
 
 export interface LinksOptions {
   publicBaseUrl: string | undefined;
@@ -23,10 +39,7 @@ export default fp<LinksOptions>(
   async (app, options) => {
     const configured = options.publicBaseUrl;
     app.decorateRequest('publicOrigin', function (this: FastifyRequest): string {
-      if (configured !== undefined) return configured;
-      const host = PLAIN_HOST.test(this.host ?? '') ? this.host : 'localhost';
-      // request.protocol and request.host honour X-Forwarded-* only when trustProxy is on.
-      return `${this.protocol}://${host}`;
+      return configured ?? requestOrigin(this);
     });
     app.decorateRequest('apiUrl', function (this: FastifyRequest, path = ''): string {
       return `${this.publicOrigin()}${API_PREFIX}${path}`;

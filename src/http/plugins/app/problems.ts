@@ -14,8 +14,9 @@ export const READ_METHODS = 'GET, HEAD, OPTIONS';
 
 function invalidParams(error: FastifyError): InvalidParam[] {
   return (error.validation ?? []).map((issue) => {
-    const name = issue.instancePath.replace(/^\//, '') || String((issue.params as { missingProperty?: string }).missingProperty ?? 'query');
-    return { name, reason: PAGING_RULES[name] ?? issue.message ?? 'is not valid' };
+    const name = issue.instancePath.replace(/^\//, '') || 'query';
+    // Beyond paging, the schemas only constrain type: a parameter given twice arrives as an array.
+    return { name, reason: PAGING_RULES[name] ?? 'must be given once' };
   });
 }
 
@@ -29,16 +30,15 @@ function badParameters(reply: FastifyReply, params: InvalidParam[]): FastifyRepl
   });
 }
 
+const NO_RESOURCE = 'No resource at this path. The API root lists the available ones.';
+
 /**
- * For errors Fastify raises before routing (a URL that does not decode, an over-long path parameter).
- * Its request object there lacks our decorators, so only about:blank problems are possible.
+ * For paths Fastify rejects before routing: one that does not percent-decode, or a path parameter
+ * longer than the router allows. No resource can live there, so they are 404s like any unknown path.
+ * The request object here lacks our decorators, so the problem type is about:blank.
  */
-export function frameworkError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const status = error.statusCode ?? 400;
-  reply
-    .code(status)
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(problemBody({ title: STATUS_CODES[status] ?? 'Bad Request', status, detail: error.message }, ''));
+export function frameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemBody({ title: 'Not Found', status: 404, detail: NO_RESOURCE }, ''));
 }
 
 export const notFound = (reply: FastifyReply, detail: string): FastifyReply =>
@@ -51,27 +51,26 @@ export default fp(
       if (error.validation !== undefined) return badParameters(reply, invalidParams(error));
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {
-        // Fastify's own client errors (bad URL encoding, media type, ...) carry safe messages.
+        // Fastify's own client errors carry safe messages.
         return sendProblem(reply, { title: STATUS_CODES[status] ?? 'Client Error', status, detail: error.message });
       }
       request.log.error({ err: error }, 'request failed');
       return sendProblem(reply, { title: 'Internal Server Error', status: 500, detail: 'The server could not answer this request.' });
     });
 
-    app.setNotFoundHandler((request, reply) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') {
-        reply.header('allow', READ_METHODS);
-        return sendProblem(reply, {
-          title: 'Method Not Allowed',
-          status: 405,
-          detail: `This API is read-only: it answers ${READ_METHODS}, not ${request.method}.`,
-        });
-      }
-      return notFound(reply, 'No resource at this path. The API root lists the available ones.');
+    // Methods are settled before any body is read: a read-only API allows the same ones everywhere.
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.method === 'GET' || request.method === 'HEAD') return;
+      reply.header('allow', READ_METHODS);
+      if (request.method === 'OPTIONS') return reply.code(204).send();
+      return sendProblem(reply, {
+        title: 'Method Not Allowed',
+        status: 405,
+        detail: `This API is read-only: it answers ${READ_METHODS}, not ${request.method}.`,
+      });
     });
 
-    // A read-only API allows the same methods everywhere; CORS preflights land here too.
-    app.options('*', { schema: { hide: true } }, async (_request, reply) => reply.header('allow', READ_METHODS).code(204).send());
+    app.setNotFoundHandler((_request, reply) => notFound(reply, NO_RESOURCE));
   },
   { name: 'problems', dependencies: ['links'] },
 );
