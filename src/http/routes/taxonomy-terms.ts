@@ -1,17 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
-import { pageEnvelope, pagingOf, positionRange, rejectNonDecimalPaging } from '../pagination.ts';
 import { ParameterError } from '../problem.ts';
-import { sendJson } from '../reply.ts';
-import { PagingQuery, pageOf, problemResponse } from '../schemas.ts';
 import { getById } from './by-id.ts';
+import { getPagedList } from './paged-list.ts';
 import type { Store } from '../../store/store.ts';
 
 const tags = ['taxonomy_terms'];
 
 /** Resolves the `taxonomy` filter (an id or a code, any case) or fails naming the accepted codes. */
-async function taxonomyFilter(store: Store, value: string | undefined): Promise<string | undefined> {
-  if (value === undefined) return undefined;
+async function taxonomyFilter(store: Store, value: unknown): Promise<string | undefined> {
+  if (typeof value !== 'string') return undefined;
   const taxonomy = await store.findTaxonomy(value.trim());
   if (taxonomy !== undefined) return taxonomy.id;
   const codes = await store.taxonomyCodes();
@@ -19,34 +17,23 @@ async function taxonomyFilter(store: Store, value: string | undefined): Promise<
 }
 
 const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/taxonomy_terms',
-    {
-      schema: {
-        tags,
-        operationId: 'getPaginatedListOfTaxonomyTerms',
-        summary: 'List taxonomy terms',
-        description: 'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source (parents before children).',
-        querystring: Type.Object({
-          ...PagingQuery,
-          taxonomy: Type.Optional(
-            Type.String({ description: 'Only terms of this taxonomy, given by its id or its code (e.g. `ntee`), case-insensitive.' }),
-          ),
-        }),
-        response: {
-          200: pageOf('TaxonomyTerm', 'A page of taxonomy terms.'),
-          400: problemResponse('A paging parameter is not an allowed integer, or `taxonomy` names no taxonomy.'),
-        },
+  getPagedList(app, {
+    url: '/taxonomy_terms',
+    tags,
+    operationId: 'getPaginatedListOfTaxonomyTerms',
+    summary: 'List taxonomy terms',
+    description: 'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source (parents before children).',
+    itemSchemaId: 'TaxonomyTerm',
+    filters: {
+      parameters: {
+        taxonomy: Type.Optional(
+          Type.String({ description: 'Only terms of this taxonomy, given by its id or its code (e.g. `ntee`), case-insensitive.' }),
+        ),
       },
-      preValidation: rejectNonDecimalPaging,
+      badRequest: 'A paging parameter is not an allowed integer, or `taxonomy` names no taxonomy.',
     },
-    async (request, reply) => {
-      const paging = pagingOf(request.query);
-      const taxonomyId = await taxonomyFilter(app.store, request.query.taxonomy);
-      const page = await app.store.taxonomyTerms({ taxonomyId }, positionRange(paging));
-      return sendJson(reply, pageEnvelope(request, paging, page));
-    },
-  );
+    list: async (store, range, query) => store.taxonomyTerms({ taxonomyId: await taxonomyFilter(store, query.taxonomy) }, range),
+  });
 
   getById(app, {
     url: '/taxonomy_terms/:id',
