@@ -1,14 +1,14 @@
-/**
- * Periodic plain progress lines (rows done, rows/s, elapsed since the first update): the first
- * update, then at most one every `intervalMs`.
- */
+/** Periodic plain progress lines (rows done, rows/s, elapsed since the first update), one every `intervalMs` at most. */
 export function progressReporter(label: string, write: (line: string) => void, intervalMs = 2000) {
   let started: number | undefined;
-  let lastLine = -Infinity;
+  let lastLine = 0;
   return {
     update(rows: number): void {
       const now = performance.now();
-      started ??= now;
+      if (started === undefined) {
+        started = lastLine = now;
+        return;
+      }
       if (now - lastLine < intervalMs) return;
       lastLine = now;
       const elapsed = (now - started) / 1000;
