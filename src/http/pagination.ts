@@ -18,13 +18,16 @@ export const pagingOf = (query: PagingQueryValues): Paging => ({ page: query.pag
 export const positionRange = ({ page, perPage }: Paging): PositionRange => ({ first: (page - 1) * perPage + 1, count: perPage });
 
 /**
- * An absolute URL for another page of the same list, keeping every other query parameter. The path is
+ * Absolute URLs for other pages of the same list, keeping every other query parameter. The path is
  * the route's canonical one, whatever spelling (percent-encoding, trailing slash) the request used.
  */
-function pageUrl(request: FastifyRequest, page: number): string {
+function pageUrls(request: FastifyRequest): (page: number) => string {
+  const base = `${request.publicOrigin()}${request.routeOptions.url}?`;
   const query = new URL(request.url, 'http://unused').searchParams;
-  query.set('page', String(page));
-  return `${request.publicOrigin()}${request.routeOptions.url}?${query}`;
+  return (page) => {
+    query.set('page', String(page));
+    return `${base}${query}`;
+  };
 }
 
 /**
@@ -34,13 +37,14 @@ function pageUrl(request: FastifyRequest, page: number): string {
 export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page): string {
   const totalPages = Math.max(1, Math.ceil(page.total / paging.perPage));
   const number = paging.page;
+  const pageUrl = pageUrls(request);
   const links: Record<string, string> = {
-    self: pageUrl(request, number),
-    first: pageUrl(request, 1),
-    last: pageUrl(request, totalPages),
+    self: pageUrl(number),
+    first: pageUrl(1),
+    last: pageUrl(totalPages),
   };
-  if (number > 1) links.prev = pageUrl(request, Math.min(number - 1, totalPages));
-  if (number < totalPages) links.next = pageUrl(request, number + 1);
+  if (number > 1) links.prev = pageUrl(Math.min(number - 1, totalPages));
+  if (number < totalPages) links.next = pageUrl(number + 1);
   const head = JSON.stringify({
     total_items: page.total,
     total_pages: totalPages,
