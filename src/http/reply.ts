@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** Sends a body that is already JSON text (rendered at publish time), without re-serialising it. */
 export const sendJson = (reply: FastifyReply, body: string): FastifyReply => reply.type(JSON_CONTENT_TYPE).send(body);

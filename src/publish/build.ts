@@ -28,9 +28,10 @@ export interface BuildOptions {
 }
 
 const PROGRESS_EVERY = 10_000;
+const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 
 /** Organizations are served by name (case-insensitive, by code point), then by native id. */
-export const organizationSortKey = (name: string): string => name.normalize('NFKC').toLowerCase();
+const organizationSortKey = (name: string): string => name.normalize('NFKC').toLowerCase();
 
 const termKey = (taxonomy: string, code: string): string => `${taxonomy}\u0000${code}`;
 
@@ -59,11 +60,12 @@ function checkTermTree(terms: readonly TaxonomyTermRecord[]): void {
 function renderTaxonomies(taxonomies: readonly TaxonomyRecord[], terms: readonly TaxonomyTermRecord[]) {
   const sorted = [...taxonomies].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
   const byCode = new Map<string, RenderedTaxonomy>();
+  // Codes are matched case-insensitively in requests, so they must be unique that way.
+  const lowerCaseCodes = new Set<string>();
   for (const taxonomy of sorted) {
-    // Codes are matched case-insensitively in requests, so they must be unique that way.
-    if ([...byCode.keys()].some((code) => code.toLowerCase() === taxonomy.code.toLowerCase())) {
-      throw new BuildError(`taxonomy ${taxonomy.code} is defined twice (codes are case-insensitive)`);
-    }
+    const lowerCaseCode = taxonomy.code.toLowerCase();
+    if (lowerCaseCodes.has(lowerCaseCode)) throw new BuildError(`taxonomy ${taxonomy.code} is defined twice (codes are case-insensitive)`);
+    lowerCaseCodes.add(lowerCaseCode);
     byCode.set(taxonomy.code, renderTaxonomy(taxonomy));
   }
   checkTermTree(terms);
@@ -127,13 +129,9 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   });
 
   const stage = db.prepare('INSERT INTO staging.organizations (external_id, sort_key, published, record) VALUES (?, ?, ?, ?)');
-  const isStaged = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ?');
   let read = 0;
   let unpublished = 0;
   for await (const organization of input.organizations) {
-    if (isStaged.get(organization.externalId) !== undefined) {
-      throw new BuildError(`organization ${organization.externalId} is defined twice`);
-    }
     for (const tag of organization.tags) {
       if (!termByKey.has(termKey(tag.taxonomy, tag.code))) {
         throw new BuildError(`organization ${organization.externalId} is tagged ${tag.taxonomy}:${tag.code}, which is not a known term`);
@@ -141,7 +139,15 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
     }
     const published = organization.status === 'published';
     if (!published) unpublished++;
-    stage.run(organization.externalId, organizationSortKey(organization.name), published ? 1 : 0, JSON.stringify(organization));
+    try {
+      stage.run(organization.externalId, organizationSortKey(organization.name), published ? 1 : 0, JSON.stringify(organization));
+    } catch (error) {
+      // The staging primary key is the duplicate check: no separate lookup per row.
+      if ((error as { errcode?: number }).errcode === SQLITE_CONSTRAINT_PRIMARYKEY) {
+        throw new BuildError(`organization ${organization.externalId} is defined twice`);
+      }
+      throw error;
+    }
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
   }
   options.onProgress?.('read', read);

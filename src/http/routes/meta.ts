@@ -5,7 +5,7 @@ import { sendJson } from '../reply.ts';
 import { Root } from '../schemas.ts';
 
 /** The version of HSDS this profile targets (the root object's `version`). */
-export const HSDS_VERSION = '3.0';
+const HSDS_VERSION = '3.0';
 
 const PROFILE_DOCUMENT = readFileSync(new URL('../../../docs/profile.md', import.meta.url), 'utf8');
 

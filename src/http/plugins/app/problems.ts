@@ -10,7 +10,7 @@ import { PAGING_RULES } from '../../schemas.ts';
  * unexpected error is logged and answered with a generic 500, never its message or stack.
  */
 
-export const READ_METHODS = 'GET, HEAD, OPTIONS';
+const READ_METHODS = 'GET, HEAD, OPTIONS';
 
 function invalidParams(error: FastifyError): InvalidParam[] {
   return (error.validation ?? []).map((issue) => {
