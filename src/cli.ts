@@ -1,61 +1,57 @@
-import { existsSync } from 'node:fs';
-import closeWithGrace from 'close-with-grace';
-import { ConfigError, configHelp, loadConfig } from './config.ts';
-import type { Config } from './config.ts';
-import { buildApp } from './http/app.ts';
-import { buildSnapshot } from './publish/build.ts';
-import { loadDefaultDataset } from './publish/default-dataset.ts';
-import { progressReporter } from './publish/progress.ts';
-import { SqliteStore } from './store/sqlite.ts';
+import { runImport } from './cli/import.ts';
+import { runServe } from './cli/serve.ts';
+import { ConfigError, configHelp, loadImportConfig, loadServeConfig } from './config.ts';
+import type { Command } from './config.ts';
+import { ImportBusy } from './publish/publish.ts';
 
-const USAGE = `Usage: hsds-org-api <command> [options]
+const COMMANDS: Record<Command, { usage: string; about: string }> = {
+  serve: {
+    usage: 'hsds-org-api serve [options]',
+    about: 'Serve the API from the data directory, switching to each newly published dataset without a restart.\nWhen nothing has been published yet, the default dataset in data/ is imported first.',
+  },
+  import: {
+    usage: 'hsds-org-api import [options] <source...>',
+    about: 'Read, check and publish sources as the new live dataset, atomically. On any error nothing is published.\nA source is a file or directory, optionally prefixed by its kind: native, hsds, irs, ntee, open-eligibility,\nntee-crosswalk (e.g. native:./my-data). See docs/data-format.md.',
+  },
+  validate: {
+    usage: 'hsds-org-api validate [options] <source...>',
+    about: 'The same checks as import, writing nothing. Exit code 0 when the sources are publishable.',
+  },
+};
+
+const MAIN_USAGE = `Usage: hsds-org-api <command> [options]
 
 Commands:
-  serve    Serve the API (builds the default dataset from data/ first when the database is missing)
+${Object.entries(COMMANDS)
+  .map(([name, command]) => `  ${name.padEnd(9)} ${command.about.split('\n')[0]}`)
+  .join('\n')}
 
-Options (flag, environment variable):
-${configHelp()}
-  --help`;
+Run hsds-org-api <command> --help for a command's options.`;
 
-const log = (line: string) => process.stderr.write(`${line}\n`);
+const commandHelp = (command: Command): string =>
+  `Usage: ${COMMANDS[command].usage}\n\n${COMMANDS[command].about}\n\nOptions (flag, environment variable):\n${configHelp(command)}\n  --help`;
 
-async function buildDefaultDataset(config: Config): Promise<void> {
-  log(`No dataset at ${config.databasePath}: building it from data/ (once).`);
-  const { input, report } = await loadDefaultDataset();
-  const started = performance.now();
-  const progress = { read: progressReporter('reading organizations', log), write: progressReporter('rendering and writing', log) };
-  const result = await buildSnapshot(input, config.databasePath, { onProgress: (stage, rows) => progress[stage].update(rows) });
-  const unknown = [...report.unknownNteeCodes.values()].reduce((sum, count) => sum + count, 0);
-  log(
-    `Built dataset ${result.version} in ${((performance.now() - started) / 1000).toFixed(1)} s: ${result.organizations} organizations, ${result.taxonomies} taxonomies, ` +
-      `${result.taxonomyTerms} terms. ${unknown} organizations have an NTEE code not in the NTEE list ` +
-      `(${report.unknownNteeCodes.size} distinct codes); they are served without an NTEE tag.`,
-  );
-}
+const write = (line: string) => process.stderr.write(`${line}\n`);
 
-async function serve(config: Config): Promise<void> {
-  if (!existsSync(config.databasePath)) await buildDefaultDataset(config);
-  const store = new SqliteStore(config.databasePath);
-  const app = await buildApp({ store, publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, logLevel: config.logLevel });
-  closeWithGrace({ delay: 10_000 }, async ({ err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error');
-    await app.close();
-  });
-  await app.listen({ port: config.port, host: config.host });
-}
+const isCommand = (value: string | undefined): value is Command => value !== undefined && Object.hasOwn(COMMANDS, value);
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === 'help' || rest.includes('--help')) {
-    log(USAGE);
-    return command === undefined ? 1 : 0;
+  if (command === undefined || command === '--help' || command === 'help') {
+    write(MAIN_USAGE);
+    return command === undefined ? 2 : 0;
   }
-  if (command !== 'serve') {
-    log(`Unknown command "${command}".\n\n${USAGE}`);
-    return 1;
+  if (!isCommand(command)) {
+    write(`Unknown command "${command}".\n\n${MAIN_USAGE}`);
+    return 2;
   }
-  await serve(loadConfig(rest));
-  return 0;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    write(commandHelp(command));
+    return 0;
+  }
+  const isTerminal = process.stderr.isTTY === true;
+  if (command === 'serve') return runServe(loadServeConfig(rest, process.env, isTerminal), write);
+  return runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write);
 }
 
 main(process.argv.slice(2)).then(
@@ -63,7 +59,12 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code;
   },
   (error: unknown) => {
-    log(error instanceof ConfigError || error instanceof TypeError ? `Error: ${(error as Error).message}` : String((error as Error).stack ?? error));
+    if (error instanceof ConfigError || (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
+      write(`Error: ${error.message}\nRun with --help for usage.`);
+      process.exitCode = 2;
+      return;
+    }
+    write(error instanceof ImportBusy ? `Error: ${error.message}` : String((error as Error).stack ?? error));
     process.exitCode = 1;
   },
 );

@@ -2,32 +2,74 @@ import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 
 /**
- * Every setting, as a flag or an environment variable (flags win). Documented in the README.
+ * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
+ * README and in each command's --help.
  */
-export interface Config {
+export type Command = 'serve' | 'import' | 'validate';
+
+interface OptionSpec {
+  env: string;
+  default: string;
+  help: string;
+  commands: readonly Command[];
+  /** A flag without a value (`--strict`); its variable takes true/false. */
+  flag?: boolean;
+}
+
+export const CONFIG_OPTIONS = {
+  'data-dir': {
+    env: 'DATA_DIR',
+    default: 'var/hsds',
+    help: 'directory of published snapshots (serve reads it; import writes it)',
+    commands: ['serve', 'import'],
+  },
+  port: { env: 'PORT', default: '8080', help: 'TCP port to listen on', commands: ['serve'] },
+  host: { env: 'HOST', default: '0.0.0.0', help: 'interface to listen on', commands: ['serve'] },
+  'public-base-url': { env: 'PUBLIC_BASE_URL', default: '', help: 'absolute base URL used in links', commands: ['serve'] },
+  'trust-proxy': { env: 'TRUST_PROXY', default: 'false', help: 'true to honour X-Forwarded-* headers', commands: ['serve'] },
+  'log-level': {
+    env: 'LOG_LEVEL',
+    default: 'info',
+    help: 'fatal, error, warn, info, debug, trace or silent',
+    commands: ['serve'],
+  },
+  'max-errors': { env: 'MAX_ERRORS', default: '50', help: 'stop after this many errors', commands: ['import', 'validate'] },
+  strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
+  progress: {
+    env: 'PROGRESS',
+    default: 'auto',
+    help: 'bar, lines, none, or auto (a bar on a terminal, else lines)',
+    commands: ['serve', 'import', 'validate'],
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+type OptionName = keyof typeof CONFIG_OPTIONS;
+
+export class ConfigError extends Error {}
+
+export type ProgressMode = 'bar' | 'lines' | 'none';
+
+export interface ServeConfig {
   port: number;
   host: string;
-  /** The SQLite snapshot served; built from data/ when missing. */
-  databasePath: string;
+  /** Directory of published snapshots; the default dataset is published there first when it is empty. */
+  dataDir: string;
   /** Absolute base for links, e.g. https://api.example.org; when unset, taken from each request. */
   publicBaseUrl: string | undefined;
   /** Honour X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you control). */
   trustProxy: boolean;
   logLevel: string;
+  progress: ProgressMode;
 }
 
-export const CONFIG_OPTIONS = {
-  port: { type: 'string', env: 'PORT', default: '8080', help: 'TCP port to listen on' },
-  host: { type: 'string', env: 'HOST', default: '0.0.0.0', help: 'interface to listen on' },
-  database: { type: 'string', env: 'DATABASE_PATH', default: 'var/hsds.sqlite', help: 'SQLite snapshot file' },
-  'public-base-url': { type: 'string', env: 'PUBLIC_BASE_URL', default: '', help: 'absolute base URL used in links' },
-  'trust-proxy': { type: 'string', env: 'TRUST_PROXY', default: 'false', help: 'true to honour X-Forwarded-* headers' },
-  'log-level': { type: 'string', env: 'LOG_LEVEL', default: 'info', help: 'fatal, error, warn, info, debug, trace or silent' },
-} as const;
-
-type OptionName = keyof typeof CONFIG_OPTIONS;
-
-export class ConfigError extends Error {}
+export interface ImportConfig {
+  dataDir: string;
+  maxErrors: number;
+  strict: boolean;
+  progress: ProgressMode;
+  /** Source arguments, `[kind:]path`. */
+  sources: string[];
+}
 
 function parseBoolean(name: string, value: string): boolean {
   if (/^(true|1|yes)$/i.test(value)) return true;
@@ -54,33 +96,73 @@ function parseBaseUrl(value: string): string | undefined {
   return url.href.replace(/\/+$/, '');
 }
 
+function parseMaxErrors(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 100_000) throw new ConfigError(`max errors must be an integer from 1 to 100000, got "${value}"`);
+  return count;
+}
+
+function parseProgress(value: string, isTerminal: boolean): ProgressMode {
+  if (value === 'auto') return isTerminal ? 'bar' : 'lines';
+  if (value === 'bar' || value === 'lines' || value === 'none') return value;
+  throw new ConfigError(`progress must be bar, lines, none or auto, got "${value}"`);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-export function loadConfig(args: string[], env: NodeJS.ProcessEnv = process.env): Config {
-  const { values } = parseArgs({
+function optionsOf(command: Command): [OptionName, OptionSpec][] {
+  return (Object.entries(CONFIG_OPTIONS) as [OptionName, OptionSpec][]).filter(([, option]) => option.commands.includes(command));
+}
+
+function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
+  const options = optionsOf(command);
+  const { values, positionals } = parseArgs({
     args,
-    options: Object.fromEntries(Object.keys(CONFIG_OPTIONS).map((name) => [name, { type: 'string' as const }])),
+    options: Object.fromEntries(options.map(([name, option]) => [name, { type: option.flag ? ('boolean' as const) : ('string' as const) }])),
     strict: true,
-    allowPositionals: false,
+    allowPositionals: command !== 'serve',
   });
   const setting = (name: OptionName): string => {
-    const option = CONFIG_OPTIONS[name];
-    return (values[name] as string | undefined) ?? env[option.env] ?? option.default;
+    const option: OptionSpec = CONFIG_OPTIONS[name];
+    const value = values[name];
+    if (typeof value === 'boolean') return String(value);
+    return value ?? env[option.env] ?? option.default;
   };
+  return { setting, positionals };
+}
+
+export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process.env, isTerminal = false): ServeConfig {
+  const { setting } = parse('serve', args, env);
   const logLevel = setting('log-level');
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
   return {
     port: parsePort(setting('port')),
     host: setting('host'),
-    databasePath: resolve(setting('database')),
+    dataDir: resolve(setting('data-dir')),
     publicBaseUrl: parseBaseUrl(setting('public-base-url')),
     trustProxy: parseBoolean('trust proxy', setting('trust-proxy')),
     logLevel,
+    progress: parseProgress(setting('progress'), isTerminal),
   };
 }
 
-export function configHelp(): string {
-  return Object.entries(CONFIG_OPTIONS)
-    .map(([name, option]) => `  --${name.padEnd(16)} ${option.env.padEnd(16)} ${option.help} (default: ${option.default || 'unset'})`)
+export function loadImportConfig(command: 'import' | 'validate', args: string[], env: NodeJS.ProcessEnv = process.env, isTerminal = false): ImportConfig {
+  const { setting, positionals } = parse(command, args, env);
+  if (positionals.length === 0) throw new ConfigError(`${command} needs at least one source (a file or directory)`);
+  return {
+    dataDir: resolve(command === 'import' ? setting('data-dir') : CONFIG_OPTIONS['data-dir'].default),
+    maxErrors: parseMaxErrors(setting('max-errors')),
+    strict: parseBoolean('strict', setting('strict')),
+    progress: parseProgress(setting('progress'), isTerminal),
+    sources: positionals,
+  };
+}
+
+export function configHelp(command: Command): string {
+  return optionsOf(command)
+    .map(([name, option]) => {
+      const flag = option.flag ? `--${name}` : `--${name} <value>`;
+      return `  ${flag.padEnd(26)} ${option.env.padEnd(16)} ${option.help} (default: ${option.default || 'unset'})`;
+    })
     .join('\n');
 }

@@ -1,25 +1,28 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.ts';
+import { ConfigError, loadImportConfig, loadServeConfig } from '../src/config.ts';
+
+const loadConfig = (args: string[], env: NodeJS.ProcessEnv) => loadServeConfig(args, env);
 
 describe('configuration', () => {
   it('has working defaults', () => {
     assert.deepEqual(loadConfig([], {}), {
       port: 8080,
       host: '0.0.0.0',
-      databasePath: resolve('var/hsds.sqlite'),
+      dataDir: resolve('var/hsds'),
       publicBaseUrl: undefined,
       trustProxy: false,
       logLevel: 'info',
+      progress: 'lines',
     });
   });
 
   it('reads environment variables, and flags win over them', () => {
-    const env = { PORT: '9000', DATABASE_PATH: '/tmp/x.sqlite', PUBLIC_BASE_URL: 'https://api.example.org/', TRUST_PROXY: 'true' };
+    const env = { PORT: '9000', DATA_DIR: '/tmp/x', PUBLIC_BASE_URL: 'https://api.example.org/', TRUST_PROXY: 'true' };
     const config = loadConfig(['--port', '9100'], env);
     assert.equal(config.port, 9100);
-    assert.equal(config.databasePath, '/tmp/x.sqlite');
+    assert.equal(config.dataDir, '/tmp/x');
     assert.equal(config.publicBaseUrl, 'https://api.example.org');
     assert.equal(config.trustProxy, true);
   });
@@ -39,5 +42,20 @@ describe('configuration', () => {
 
   it('refuses unknown flags', () => {
     assert.throws(() => loadConfig(['--prot', '1'], {}), /Unknown option/);
+    assert.throws(() => loadImportConfig('import', ['--port', '1', 'data'], {}), /Unknown option/);
+  });
+
+  it('reads import options: sources, error limit, strictness, progress', () => {
+    assert.deepEqual(loadImportConfig('import', ['--strict', '--max-errors', '5', 'a.csv', 'b/'], {}, true), {
+      dataDir: resolve('var/hsds'),
+      maxErrors: 5,
+      strict: true,
+      progress: 'bar',
+      sources: ['a.csv', 'b/'],
+    });
+    const fromEnv = loadImportConfig('import', ['x'], { MAX_ERRORS: '7', STRICT: 'true', PROGRESS: 'none', DATA_DIR: '/srv/hsds' });
+    assert.deepEqual([fromEnv.maxErrors, fromEnv.strict, fromEnv.progress, fromEnv.dataDir], [7, true, 'none', '/srv/hsds']);
+    assert.throws(() => loadImportConfig('validate', [], {}), /at least one source/);
+    assert.throws(() => loadImportConfig('import', ['--max-errors', '0', 'x'], {}), /max errors/);
   });
 });

@@ -9,7 +9,13 @@ export const ID_NAMESPACE = '0cc8344e-a6c2-489d-ba84-27565b7bbff5';
 
 const uuidFor = (name: string): string => uuidv5(name, ID_NAMESPACE);
 
-export const organizationId = (externalId: string): string => uuidFor(`organization:${externalId}`);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (value: string): boolean => UUID.test(value);
+
+/** A native id that is already a UUID is kept (lower-cased), so ids from an HSDS source survive. */
+export const organizationId = (externalId: string): string =>
+  isUuid(externalId) ? externalId.toLowerCase() : uuidFor(`organization:${externalId}`);
 
 export const taxonomyId = (taxonomyCode: string): string => uuidFor(`taxonomy:${taxonomyCode}`);
 

@@ -1,10 +1,16 @@
+import type { SourceLocation } from '../publish/diagnostics.ts';
+
 /**
  * Validated records keyed by native ids: what every source reader produces and the build consumes.
- * No HSDS ids here; those are derived at build time (see ids.ts).
+ * HSDS ids are derived at build time (see ids.ts), except where a source already has them (`id`).
+ * `at` says where a record came from, for error messages.
  */
 
 export interface TaxonomyRecord {
   code: string;
+  /** An HSDS id the source already has (kept instead of the derived one). */
+  id?: string;
+  at?: SourceLocation;
   name: string;
   description: string;
   uri?: string;
@@ -18,19 +24,24 @@ export interface TaxonomyTermRecord {
   description: string;
   parentCode?: string;
   termUri?: string;
+  id?: string;
+  at?: SourceLocation;
 }
 
 export type PublicationStatus = 'published' | 'unpublished';
 
 export interface OrganizationIdentifierRecord {
-  scheme: string;
+  scheme?: string;
   type: string;
   identifier: string;
+  id?: string;
 }
 
 export interface TagRecord {
   taxonomy: string;
   code: string;
+  /** The id of the HSDS attribute that carries this tag, when the source has one. */
+  attributeId?: string;
 }
 
 export interface OrganizationRecord {
@@ -49,11 +60,29 @@ export interface OrganizationRecord {
   parentExternalId?: string;
   identifiers: OrganizationIdentifierRecord[];
   tags: TagRecord[];
+  at?: SourceLocation;
 }
 
-/** A whole dataset to publish. Organizations stream; taxonomies and terms are small. */
+/** A tag given apart from its organization (e.g. a row of a tags file), by the organization's native id. */
+export interface TagLink extends TagRecord {
+  organization: string;
+  at?: SourceLocation;
+}
+
+export interface IdentifierLink extends OrganizationIdentifierRecord {
+  organization: string;
+  at?: SourceLocation;
+}
+
+type Stream<T> = AsyncIterable<T> | Iterable<T>;
+
+/** A whole dataset to publish. Organizations and links stream; taxonomies and terms are small. */
 export interface DatasetInput {
   taxonomies: TaxonomyRecord[];
   terms: TaxonomyTermRecord[];
-  organizations: AsyncIterable<OrganizationRecord> | Iterable<OrganizationRecord>;
+  organizations: Stream<OrganizationRecord>;
+  tags?: Stream<TagLink>;
+  identifiers?: Stream<IdentifierLink>;
+  /** Tags implied by a tag (e.g. the NTEE → Open Eligibility crosswalk), added to every organization carrying it. */
+  impliedTags?: (tag: TagRecord) => readonly TagRecord[];
 }

@@ -32,7 +32,7 @@ export interface RenderedTerm {
 }
 
 export function renderTaxonomy(record: TaxonomyRecord): RenderedTaxonomy {
-  const id = taxonomyId(record.code);
+  const id = record.id ?? taxonomyId(record.code);
   const object = {
     id,
     name: record.name,
@@ -43,14 +43,17 @@ export function renderTaxonomy(record: TaxonomyRecord): RenderedTaxonomy {
   return { id, code: record.code, object };
 }
 
-export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonomy): RenderedTerm {
-  const id = taxonomyTermId(record.taxonomy, record.code);
+export const termIdOf = (record: TaxonomyTermRecord): string => record.id ?? taxonomyTermId(record.taxonomy, record.code);
+
+/** @param parentId the parent term's HSDS id, if it has a parent */
+export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonomy, parentId: string | undefined): RenderedTerm {
+  const id = termIdOf(record);
   const object = {
     id,
     code: record.code,
     name: record.name,
     description: record.description,
-    ...compact({ parent_id: record.parentCode === undefined ? undefined : taxonomyTermId(record.taxonomy, record.parentCode) }),
+    ...compact({ parent_id: parentId }),
     taxonomy: taxonomy.code,
     taxonomy_id: taxonomy.id,
     ...compact({ term_uri: record.termUri }),
@@ -69,11 +72,16 @@ export interface RenderedOrganization {
   detailJson: string;
 }
 
+export interface ResolvedTag {
+  term: RenderedTerm;
+  attributeId?: string;
+}
+
 /**
- * @param terms the organization's tags, already resolved
+ * @param tags the organization's tags, resolved to terms, without repeats
  * @param parentId the parent's HSDS id, only when the parent is itself published
  */
-export function renderOrganization(record: OrganizationRecord, terms: RenderedTerm[], parentId: string | undefined): RenderedOrganization {
+export function renderOrganization(record: OrganizationRecord, tags: readonly ResolvedTag[], parentId: string | undefined): RenderedOrganization {
   const id = organizationId(record.externalId);
   const listItem = {
     id,
@@ -91,7 +99,7 @@ export function renderOrganization(record: OrganizationRecord, terms: RenderedTe
       parent_organization_id: parentId,
     }),
     external_identifier: record.externalId,
-    classifications: terms.map((term) => ({
+    classifications: tags.map(({ term }) => ({
       taxonomy: term.taxonomy.code,
       taxonomy_id: term.taxonomy.id,
       taxonomy_term_id: term.id,
@@ -101,17 +109,17 @@ export function renderOrganization(record: OrganizationRecord, terms: RenderedTe
   };
   const detail = {
     ...listItem,
-    attributes: terms.map((term) => ({
-      id: attributeId(record.externalId, term.taxonomy.code, term.code),
+    attributes: tags.map(({ term, attributeId: givenId }) => ({
+      id: givenId ?? attributeId(record.externalId, term.taxonomy.code, term.code),
       link_id: id,
       link_entity: 'organization',
       taxonomy_term_id: term.id,
       taxonomy_term: term.object,
     })),
     organization_identifiers: record.identifiers.map((identifier) => ({
-      id: organizationIdentifierId(record.externalId, identifier.scheme, identifier.identifier),
+      id: identifier.id ?? organizationIdentifierId(record.externalId, identifier.scheme ?? '', identifier.identifier),
       organization_id: id,
-      identifier_scheme: identifier.scheme,
+      ...compact({ identifier_scheme: identifier.scheme }),
       identifier_type: identifier.type,
       identifier: identifier.identifier,
     })),

@@ -11,10 +11,10 @@ import organizationRoutes from './routes/organizations.ts';
 import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
 import { Problem } from './schemas.ts';
-import type { Store } from '../store/store.ts';
+import type { StoreProvider } from '../store/store.ts';
 
 export interface AppOptions {
-  store: Store;
+  stores: StoreProvider;
   publicBaseUrl?: string;
   trustProxy?: boolean;
   logLevel?: string;
@@ -32,7 +32,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(openapi);
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });
   await app.register(problems);
-  await app.register(storePlugin, { store: options.store });
+  await app.register(storePlugin, { stores: options.stores });
 
   await app.register(
     async (api) => {

@@ -71,6 +71,16 @@ export const Root = Type.Object({
   version: Type.String({ description: 'The HSDS version this profile targets.' }),
   profile: Type.String({ format: 'uri', description: 'This API\'s profile document.' }),
   openapi_url: Type.String({ format: 'uri', description: 'This API\'s OpenAPI document.' }),
+  dataset: Type.Object(
+    {
+      version: Type.String({ description: 'Content hash of everything served; changes exactly when the data does.' }),
+      published_at: Type.String({ format: 'date-time', description: 'When this version was published.' }),
+      organizations: Type.Integer({ description: 'Published organizations.' }),
+      taxonomies: Type.Integer(),
+      taxonomy_terms: Type.Integer(),
+    },
+    { description: 'The dataset version being served.' },
+  ),
   links: Type.Object({
     self: Type.String({ format: 'uri' }),
     organizations: Type.String({ format: 'uri' }),

@@ -1,14 +1,25 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { organizationId } from '../hsds/ids.ts';
-import { renderOrganization, renderTaxonomy, renderTerm, termDetailJson } from '../hsds/render.ts';
-import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
-import type { DatasetInput, OrganizationRecord, TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
+import { isUuid, organizationId } from '../hsds/ids.ts';
+import { renderOrganization, termDetailJson } from '../hsds/render.ts';
+import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
+import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
 import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { Diagnostics, formatLocation } from './diagnostics.ts';
+import type { SourceLocation } from './diagnostics.ts';
+import { renderVocabulary, termKey } from './vocabulary.ts';
 
-export class BuildError extends Error {}
+/** The input has errors (listed in `diagnostics`); nothing was written. */
+export class InvalidDataset extends Error {
+  readonly diagnostics: Diagnostics;
+
+  constructor(diagnostics: Diagnostics) {
+    super(`the input has ${diagnostics.errors.length} error(s)`);
+    this.diagnostics = diagnostics;
+  }
+}
 
 export type BuildStage = 'read' | 'write';
 
@@ -22,9 +33,12 @@ export interface BuildResult {
 }
 
 export interface BuildOptions {
-  /** Called every few thousand organizations, per stage ('read', then 'write'), and once at the end of each. */
-  onProgress?: (stage: BuildStage, organizations: number) => void;
+  diagnostics?: Diagnostics;
+  /** Called every few thousand organizations, per stage, and once at the end of each; `total` is known when writing. */
+  onProgress?: (stage: BuildStage, organizations: number, total?: number) => void;
   now?: () => Date;
+  /** Check everything, write nothing: the file at `target` is neither created nor touched. */
+  dryRun?: boolean;
 }
 
 const PROGRESS_EVERY = 10_000;
@@ -33,82 +47,67 @@ const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 /** Organizations are served by name (case-insensitive, by code point), then by native id. */
 const organizationSortKey = (name: string): string => name.normalize('NFKC').toLowerCase();
 
-const termKey = (taxonomy: string, code: string): string => `${taxonomy}\u0000${code}`;
+/** Native ids that are UUIDs name the same organization in any letter case. */
+const stagingKey = (externalId: string): string => (isUuid(externalId) ? externalId.toLowerCase() : externalId);
 
-function checkTermTree(terms: readonly TaxonomyTermRecord[]): void {
-  const byKey = new Map<string, TaxonomyTermRecord>();
-  for (const term of terms) {
-    const key = termKey(term.taxonomy, term.code);
-    if (byKey.has(key)) throw new BuildError(`taxonomy term ${term.taxonomy}:${term.code} is defined twice`);
-    byKey.set(key, term);
-  }
-  for (const term of terms) {
-    const seen = new Set<string>();
-    for (let current: TaxonomyTermRecord | undefined = term; current?.parentCode !== undefined; ) {
-      const parentKey = termKey(current.taxonomy, current.parentCode);
-      const parent = byKey.get(parentKey);
-      if (parent === undefined) {
-        throw new BuildError(`taxonomy term ${current.taxonomy}:${current.code} names parent ${current.parentCode}, which does not exist`);
-      }
-      if (seen.has(parentKey) || parent === term) throw new BuildError(`taxonomy term ${term.taxonomy}:${term.code} is in a parent cycle`);
-      seen.add(parentKey);
-      current = parent;
-    }
-  }
-}
-
-function renderTaxonomies(taxonomies: readonly TaxonomyRecord[], terms: readonly TaxonomyTermRecord[]) {
-  const sorted = [...taxonomies].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
-  const byCode = new Map<string, RenderedTaxonomy>();
-  // Codes are matched case-insensitively in requests, so they must be unique that way.
-  const lowerCaseCodes = new Set<string>();
-  for (const taxonomy of sorted) {
-    const lowerCaseCode = taxonomy.code.toLowerCase();
-    if (lowerCaseCodes.has(lowerCaseCode)) throw new BuildError(`taxonomy ${taxonomy.code} is defined twice (codes are case-insensitive)`);
-    lowerCaseCodes.add(lowerCaseCode);
-    byCode.set(taxonomy.code, renderTaxonomy(taxonomy));
-  }
-  checkTermTree(terms);
-  const termsByTaxonomy = new Map<string, RenderedTerm[]>(sorted.map((taxonomy) => [taxonomy.code, []]));
-  for (const term of terms) {
-    const taxonomy = byCode.get(term.taxonomy);
-    if (taxonomy === undefined) throw new BuildError(`taxonomy term ${term.code} names taxonomy ${term.taxonomy}, which does not exist`);
-    termsByTaxonomy.get(term.taxonomy)!.push(renderTerm(term, taxonomy));
-  }
-  return { taxonomies: [...byCode.values()], termsByTaxonomy };
-}
+const STAGING_TABLES = `
+  CREATE TABLE staging.organizations (
+    external_id TEXT PRIMARY KEY, sort_key TEXT NOT NULL, published INTEGER NOT NULL, parent TEXT, record TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, at TEXT);
+  CREATE TABLE staging.identifiers (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT);
+`;
 
 /**
- * Builds a complete snapshot file aside and moves it to `target` in one rename: a reader sees either
- * no file, or the previous one, or the finished new one. Unpublished organizations never enter it.
+ * Builds a complete snapshot file at `target` (which must not exist yet), checking the input as it
+ * goes. Unpublished organizations never enter it. On any error nothing is left at `target`.
  */
 export async function buildSnapshot(input: DatasetInput, target: string, options: BuildOptions = {}): Promise<BuildResult> {
   mkdirSync(dirname(target), { recursive: true });
-  const temporary = `${target}.${process.pid}.building`;
-  rmSync(temporary, { force: true });
-  const db = new DatabaseSync(temporary);
+  rmSync(target, { force: true });
+  const db = new DatabaseSync(target);
   try {
     const result = await writeSnapshot(db, input, options);
     db.close();
-    renameSync(temporary, target);
+    if (options.dryRun) rmSync(target, { force: true });
+    else syncFile(target);
     return result;
   } catch (error) {
     if (db.isOpen) db.close();
-    rmSync(temporary, { force: true });
+    rmSync(target, { force: true });
     throw error;
   }
 }
 
+/** The build writes without journal or syncs, for speed; one fsync at the end makes the file durable. */
+function syncFile(file: string): void {
+  const descriptor = openSync(file, 'r');
+  try {
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
 async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: BuildOptions): Promise<BuildResult> {
+  const diagnostics = options.diagnostics ?? new Diagnostics();
   db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -65536;');
   db.exec(CREATE_TABLES);
   db.exec("ATTACH DATABASE '' AS staging");
-  db.exec('CREATE TABLE staging.organizations (external_id TEXT PRIMARY KEY, sort_key TEXT NOT NULL, published INTEGER NOT NULL, record TEXT NOT NULL)');
-  const hash = createHash('sha256');
-  const { taxonomies, termsByTaxonomy } = renderTaxonomies(input.taxonomies, input.terms);
-  const termByKey = new Map<string, RenderedTerm>();
+  db.exec(STAGING_TABLES);
+  const { taxonomies, termsByTaxonomy, termByKey } = renderVocabulary(input.taxonomies, input.terms, diagnostics);
 
   db.exec('BEGIN');
+  const staged = await stageOrganizations(db, input, termByKey, diagnostics, options);
+  checkLinks(db, diagnostics);
+  if (diagnostics.hasErrors) throw new InvalidDataset(diagnostics);
+  const counts = { unpublishedOrganizations: staged.unpublished, taxonomies: taxonomies.length, taxonomyTerms: termByKey.size };
+  if (options.dryRun) {
+    db.exec('ROLLBACK');
+    return { version: '', publishedAt: '', organizations: staged.published, ...counts };
+  }
+
+  const hash = createHash('sha256');
   const insertTaxonomy = db.prepare('INSERT INTO taxonomies (position, id, code, term_count, json) VALUES (?, ?, ?, ?, ?)');
   const insertTerm = db.prepare(
     'INSERT INTO taxonomy_terms (position, id, taxonomy_position, position_in_taxonomy, json, detail_json) VALUES (?, ?, ?, ?, ?, ?)',
@@ -120,58 +119,14 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
     hash.update(json).update('\n');
     insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json);
     terms.forEach((term, termIndex) => {
-      const termJson = JSON.stringify(term.object);
       const detailJson = termDetailJson(term);
       hash.update(detailJson).update('\n');
-      insertTerm.run(++termPosition, term.id, index + 1, termIndex + 1, termJson, detailJson);
-      termByKey.set(termKey(taxonomy.code, term.code), term);
+      insertTerm.run(++termPosition, term.id, index + 1, termIndex + 1, JSON.stringify(term.object), detailJson);
     });
   });
-
-  const stage = db.prepare('INSERT INTO staging.organizations (external_id, sort_key, published, record) VALUES (?, ?, ?, ?)');
-  let read = 0;
-  let unpublished = 0;
-  for await (const organization of input.organizations) {
-    for (const tag of organization.tags) {
-      if (!termByKey.has(termKey(tag.taxonomy, tag.code))) {
-        throw new BuildError(`organization ${organization.externalId} is tagged ${tag.taxonomy}:${tag.code}, which is not a known term`);
-      }
-    }
-    const published = organization.status === 'published';
-    if (!published) unpublished++;
-    try {
-      stage.run(organization.externalId, organizationSortKey(organization.name), published ? 1 : 0, JSON.stringify(organization));
-    } catch (error) {
-      // The staging primary key is the duplicate check: no separate lookup per row.
-      if ((error as { errcode?: number }).errcode === SQLITE_CONSTRAINT_PRIMARYKEY) {
-        throw new BuildError(`organization ${organization.externalId} is defined twice`);
-      }
-      throw error;
-    }
-    if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
-  }
-  options.onProgress?.('read', read);
-
-  db.exec('CREATE INDEX staging.organizations_order ON organizations (sort_key, external_id) WHERE published = 1');
-  const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
-  const insertOrganization = db.prepare('INSERT INTO organizations (position, id, external_id, json, detail_json) VALUES (?, ?, ?, ?, ?)');
-  const inServedOrder = db.prepare(
-    'SELECT record FROM staging.organizations WHERE published = 1 ORDER BY sort_key, external_id',
-  );
-  let position = 0;
-  for (const row of inServedOrder.iterate() as Iterable<{ record: string }>) {
-    const organization = JSON.parse(row.record) as OrganizationRecord;
-    const terms = uniqueTerms(organization, termByKey);
-    const parent = organization.parentExternalId;
-    const parentId = parent !== undefined && isPublished.get(parent) !== undefined ? organizationId(parent) : undefined;
-    const rendered = renderOrganization(organization, terms, parentId);
-    hash.update(rendered.detailJson).update('\n');
-    insertOrganization.run(++position, rendered.id, organization.externalId, rendered.listJson, rendered.detailJson);
-    if (position % PROGRESS_EVERY === 0) options.onProgress?.('write', position);
-  }
-  options.onProgress?.('write', position);
+  const published = writeOrganizations(db, input, termByKey, staged.published, hash, options);
   db.exec('COMMIT');
-  db.exec("DETACH DATABASE staging");
+  db.exec('DETACH DATABASE staging');
   db.exec(CREATE_INDEXES);
 
   const version = hash.digest('hex').slice(0, 16);
@@ -180,21 +135,141 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   setMeta.run(DatasetKey.format, String(SNAPSHOT_FORMAT));
   setMeta.run(DatasetKey.version, version);
   setMeta.run(DatasetKey.publishedAt, publishedAt);
-  return {
-    version,
-    publishedAt,
-    organizations: position,
-    unpublishedOrganizations: unpublished,
-    taxonomies: taxonomies.length,
-    taxonomyTerms: termPosition,
-  };
+  return { version, publishedAt, organizations: published, ...counts };
 }
 
-function uniqueTerms(organization: OrganizationRecord, termByKey: ReadonlyMap<string, RenderedTerm>): RenderedTerm[] {
-  const terms = new Map<string, RenderedTerm>();
-  for (const tag of organization.tags) {
-    const key = termKey(tag.taxonomy, tag.code);
-    if (!terms.has(key)) terms.set(key, termByKey.get(key)!);
+const locationText = (at: SourceLocation | undefined): string | null => (at === undefined ? null : JSON.stringify(at));
+const locationOf = (text: string | null): SourceLocation => (text === null ? { file: '(input)' } : (JSON.parse(text) as SourceLocation));
+
+function checkTag(tag: TagRecord, at: SourceLocation | undefined, termByKey: ReadonlyMap<string, RenderedTerm>, diagnostics: Diagnostics): boolean {
+  if (termByKey.has(termKey(tag.taxonomy, tag.code))) return true;
+  diagnostics.error({ file: '(input)', ...at }, `tag ${tag.taxonomy}:${tag.code} names no known taxonomy term`);
+  return false;
+}
+
+async function stageOrganizations(
+  db: DatabaseSync,
+  input: DatasetInput,
+  termByKey: ReadonlyMap<string, RenderedTerm>,
+  diagnostics: Diagnostics,
+  options: BuildOptions,
+) {
+  const stage = db.prepare('INSERT INTO staging.organizations (external_id, sort_key, published, parent, record) VALUES (?, ?, ?, ?, ?)');
+  const firstRecord = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
+  let read = 0;
+  let published = 0;
+  for await (const organization of input.organizations) {
+    if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
+    if (!organization.tags.every((tag) => checkTag(tag, { file: '(input)', ...organization.at, field: 'tags' }, termByKey, diagnostics))) continue;
+    const isPublished = organization.status === 'published';
+    const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
+    const key = stagingKey(organization.externalId);
+    try {
+      stage.run(key, organizationSortKey(organization.name), isPublished ? 1 : 0, parent, JSON.stringify(organization));
+    } catch (error) {
+      // The staging primary key is the duplicate check: no separate lookup per row.
+      if ((error as { errcode?: number }).errcode !== SQLITE_CONSTRAINT_PRIMARYKEY) throw error;
+      const first = JSON.parse((firstRecord.get(key) as { record: string }).record) as OrganizationRecord;
+      const firstAt = first.at === undefined ? '' : ` (first at ${formatLocation({ ...first.at, field: undefined })})`;
+      diagnostics.error({ file: '(input)', ...organization.at, field: 'id' }, `organization ${organization.externalId} is defined twice${firstAt}`);
+      continue;
+    }
+    if (isPublished) published++;
   }
-  return [...terms.values()];
+  options.onProgress?.('read', read);
+
+  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, at) VALUES (?, ?, ?, ?, ?)');
+  for await (const link of input.tags ?? []) {
+    if (!checkTag(link, link.at, termByKey, diagnostics)) continue;
+    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, link.attributeId ?? null, locationText(link.at));
+  }
+  const stageIdentifier = db.prepare('INSERT INTO staging.identifiers (external_id, record, at) VALUES (?, ?, ?)');
+  for await (const link of input.identifiers ?? []) {
+    const record: OrganizationIdentifierRecord = { scheme: link.scheme, type: link.type, identifier: link.identifier, id: link.id };
+    stageIdentifier.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at));
+  }
+  db.exec('CREATE INDEX staging.tags_by_organization ON tags (external_id)');
+  db.exec('CREATE INDEX staging.identifiers_by_organization ON identifiers (external_id)');
+  return { published, unpublished: read - published };
+}
+
+/** Links must name an organization of the dataset (published or not); a parent that is missing is only dropped. */
+function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
+  for (const table of ['tags', 'identifiers']) {
+    const orphans = db.prepare(
+      `SELECT l.external_id, l.at FROM staging.${table} l WHERE NOT EXISTS (SELECT 1 FROM staging.organizations o WHERE o.external_id = l.external_id) LIMIT ?`,
+    );
+    for (const row of orphans.iterate(diagnostics.maxErrors) as Iterable<{ external_id: string; at: string | null }>) {
+      diagnostics.error({ ...locationOf(row.at), field: 'organization_id' }, `names organization ${row.external_id}, which is not in the input`);
+    }
+  }
+  const missingParents = db.prepare(
+    `SELECT o.parent, o.record FROM staging.organizations o WHERE o.parent IS NOT NULL AND NOT EXISTS (SELECT 1 FROM staging.organizations p WHERE p.external_id = o.parent)`,
+  );
+  for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
+    const at = (JSON.parse(row.record) as OrganizationRecord).at;
+    diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
+  }
+}
+
+function writeOrganizations(
+  db: DatabaseSync,
+  input: DatasetInput,
+  termByKey: ReadonlyMap<string, RenderedTerm>,
+  total: number,
+  hash: ReturnType<typeof createHash>,
+  options: BuildOptions,
+): number {
+  const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
+  const insert = db.prepare('INSERT INTO organizations (position, id, external_id, json, detail_json) VALUES (?, ?, ?, ?, ?)');
+  db.exec('CREATE INDEX staging.organizations_order ON organizations (sort_key, external_id) WHERE published = 1');
+  // Linked tags and identifiers join in here, so no organization's links are ever held in memory with others.
+  const inServedOrder = db.prepare(`
+    SELECT o.record,
+      (SELECT json_group_array(json_array(t.taxonomy, t.code, t.attribute_id)) FROM staging.tags t WHERE t.external_id = o.external_id) AS tags,
+      (SELECT json_group_array(json(i.record)) FROM staging.identifiers i WHERE i.external_id = o.external_id) AS identifiers
+    FROM staging.organizations o WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
+  let position = 0;
+  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string; identifiers: string }>) {
+    const organization = JSON.parse(row.record) as OrganizationRecord;
+    const linkedTags = (JSON.parse(row.tags) as [string, string, string | null][]).map(
+      ([taxonomy, code, attributeId]): TagRecord => ({ taxonomy, code, attributeId: attributeId ?? undefined }),
+    );
+    const identifiers = [...organization.identifiers, ...(JSON.parse(row.identifiers) as OrganizationIdentifierRecord[])];
+    const record = { ...organization, identifiers: uniqueIdentifiers(identifiers) };
+    const tags = resolveTags([...organization.tags, ...linkedTags], termByKey, input.impliedTags);
+    const parent = organization.parentExternalId;
+    const parentId = parent !== undefined && isPublished.get(stagingKey(parent)) !== undefined ? organizationId(parent) : undefined;
+    const rendered = renderOrganization(record, tags, parentId);
+    hash.update(rendered.detailJson).update('\n');
+    insert.run(++position, rendered.id, organization.externalId, rendered.listJson, rendered.detailJson);
+    if (position % PROGRESS_EVERY === 0) options.onProgress?.('write', position, total);
+  }
+  options.onProgress?.('write', position, total);
+  return position;
+}
+
+/** Tags in the order given, then the tags they imply, each term once. */
+function resolveTags(
+  tags: readonly TagRecord[],
+  termByKey: ReadonlyMap<string, RenderedTerm>,
+  impliedTags: DatasetInput['impliedTags'],
+): ResolvedTag[] {
+  const resolved = new Map<string, ResolvedTag>();
+  const add = (tag: TagRecord) => {
+    const key = termKey(tag.taxonomy, tag.code);
+    if (!resolved.has(key)) resolved.set(key, { term: termByKey.get(key)!, attributeId: tag.attributeId });
+  };
+  tags.forEach(add);
+  if (impliedTags !== undefined) for (const tag of tags) impliedTags(tag).forEach(add);
+  return [...resolved.values()];
+}
+
+function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[]): OrganizationIdentifierRecord[] {
+  const byKey = new Map<string, OrganizationIdentifierRecord>();
+  for (const identifier of identifiers) {
+    const key = `${identifier.scheme ?? ''}\u0000${identifier.identifier}`;
+    if (!byKey.has(key)) byKey.set(key, identifier);
+  }
+  return [...byKey.values()];
 }

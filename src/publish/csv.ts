@@ -1,45 +1,107 @@
-import { createReadStream } from 'node:fs';
-import { basename } from 'node:path';
-import { createGunzip } from 'node:zlib';
 import { parse } from 'csv-parse';
-import type { Readable } from 'node:stream';
+import { describeFileError, InputError, openTextInput } from './text-input.ts';
+import type { InputOptions } from './text-input.ts';
+import type { Diagnostics } from './diagnostics.ts';
 
-export interface CsvRow {
+export interface SourceRow {
   fields: Record<string, string>;
-  /** 1-based line where the record ends, for error messages. */
+  /** 1-based line where the record ends, for messages. */
   line: number;
 }
 
-export class SourceError extends Error {
-  readonly file: string;
-  readonly line: number | undefined;
+export interface Columns {
+  required: readonly string[];
+  /** Other columns the reader uses; any column in neither list draws a warning (a likely typo). */
+  optional?: readonly string[];
+}
 
-  constructor(file: string, line: number | undefined, message: string) {
-    super(`${basename(file)}${line === undefined ? '' : `:${line}`}: ${message}`);
-    this.file = file;
-    this.line = line;
+/** No record may exceed this, so a stray quote cannot make the parser buffer a whole file. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
+/** Checks a header row; returns false when the file cannot be read meaningfully. */
+export function checkHeader(file: string, header: readonly string[], columns: Columns, diagnostics: Diagnostics): boolean {
+  let usable = true;
+  const seen = new Set<string>();
+  for (const name of header) {
+    if (seen.has(name)) {
+      diagnostics.error({ file, line: 1, field: name }, `column "${name}" appears twice in the header`);
+      usable = false;
+    }
+    seen.add(name);
+  }
+  for (const name of columns.required) {
+    if (!seen.has(name)) {
+      diagnostics.error({ file, line: 1, field: name }, `missing required column "${name}"`);
+      usable = false;
+    }
+  }
+  if (columns.optional !== undefined) {
+    const known = new Set([...columns.required, ...columns.optional]);
+    for (const name of header) {
+      if (!known.has(name)) diagnostics.warning('unknown column', { file, line: 1, field: name }, `column "${name}" is not used (a typo?)`);
+    }
+  }
+  return usable;
+}
+
+/**
+ * Streams the records of a CSV file (plain, or gzip when the name ends in .gz) as header-keyed
+ * objects. Problems go to `diagnostics` with their line: a record with the wrong number of columns
+ * is skipped and reading goes on; a file that cannot be parsed further ends the stream.
+ */
+export async function* readCsv(file: string, columns: Columns, diagnostics: Diagnostics, options: InputOptions = {}): AsyncGenerator<SourceRow> {
+  let headerSeen = false;
+  let usable = true;
+  const skipped: { message: string; line: number | undefined }[] = [];
+  const parser = parse({
+    columns: (header: string[]) => {
+      headerSeen = true;
+      usable = checkHeader(file, header, columns, diagnostics);
+      return header;
+    },
+    bom: true,
+    info: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    max_record_size: MAX_RECORD_BYTES,
+    on_skip: (error: (Error & { lines?: number }) | undefined) => {
+      if (error !== undefined) skipped.push({ message: describeCsvError(error), line: error.lines });
+    },
+  });
+  const input = openTextInput(file, options);
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+      while (skipped.length > 0) {
+        const problem = skipped.shift()!;
+        diagnostics.error({ file, line: problem.line }, problem.message);
+      }
+      if (!usable) break;
+      yield { fields: record, line: info.lines };
+    }
+    for (const problem of skipped) diagnostics.error({ file, line: problem.line }, problem.message);
+    if (!headerSeen) diagnostics.error({ file }, 'the file is empty (expected a header row)');
+  } catch (error) {
+    if (error instanceof InputError) diagnostics.error({ file, line: error.line }, error.message);
+    else if ((error as { code?: string }).code?.startsWith('CSV_')) diagnostics.error({ file, line: (error as { lines?: number }).lines }, describeCsvError(error as Error));
+    else if ((error as { syscall?: string }).syscall !== undefined) diagnostics.error({ file }, describeFileError(error));
+    else throw error;
+  } finally {
+    input.destroy();
   }
 }
 
-/** Streams the rows of a CSV file (plain, or gzip when the name ends in .gz) as header-keyed objects. */
-export async function* readCsv(file: string, requiredColumns: readonly string[] = []): AsyncGenerator<CsvRow> {
-  let input: Readable = createReadStream(file);
-  if (file.endsWith('.gz')) input = input.pipe(createGunzip());
-  const parser = input.pipe(parse({ columns: true, bom: true, info: true, skip_empty_lines: true }));
-  let checkedHeader = false;
-  try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      if (!checkedHeader) {
-        const missing = requiredColumns.filter((column) => !(column in record));
-        if (missing.length > 0) throw new SourceError(file, 1, `missing required column(s): ${missing.join(', ')}`);
-        checkedHeader = true;
-      }
-      yield { fields: record, line: info.lines };
-    }
-  } catch (error) {
-    if (error instanceof SourceError) throw error;
-    const line = (error as { lines?: number }).lines;
-    throw new SourceError(file, line, (error as Error).message);
+function describeCsvError(error: Error & { code?: string }): string {
+  switch (error.code) {
+    case 'CSV_RECORD_INCONSISTENT_COLUMNS':
+      return `malformed CSV: ${error.message.replace(/ on line \d+$/, '')}`;
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return 'malformed CSV: a quoted field is never closed (unterminated quote)';
+    case 'CSV_MAX_RECORD_SIZE':
+      return `malformed CSV: a record is longer than ${MAX_RECORD_BYTES} bytes (probably an unterminated quote)`;
+    default:
+      return `malformed CSV: ${error.message}`;
   }
 }
 

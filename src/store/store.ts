@@ -50,3 +50,26 @@ export interface Store {
   taxonomyCodes(): Promise<string[]>;
   close(): Promise<void>;
 }
+
+/** A store held for the length of one request: every answer to that request comes from it. */
+export interface StoreLease {
+  readonly store: Store;
+  release(): void;
+}
+
+/**
+ * Where the server gets its store. A provider may switch to a newly published dataset at any time;
+ * a lease keeps the store it was given open until released, so no response mixes versions.
+ */
+export interface StoreProvider {
+  acquire(): StoreLease;
+  close(): Promise<void>;
+}
+
+/** A provider that always gives the same store (tests; backends that switch versions themselves). */
+export function fixedStore(store: Store): StoreProvider {
+  return {
+    acquire: () => ({ store, release: () => {} }),
+    close: () => store.close(),
+  };
+}

@@ -9,6 +9,7 @@ import { buildSnapshot } from '../../src/publish/build.ts';
 import type { BuildResult } from '../../src/publish/build.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
+import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset } from '../fixtures/dataset.ts';
 
 export const API = '/api/hsds/v3';
@@ -29,7 +30,7 @@ export async function startTestApp(input: DatasetInput = fixtureDataset(), optio
   const directory = temporaryDirectory();
   const build = await buildSnapshot(input, join(directory.path, 'snapshot.sqlite'));
   const store = new SqliteStore(join(directory.path, 'snapshot.sqlite'));
-  const app = await buildApp({ store, logLevel: 'silent', ...options });
+  const app = await buildApp({ stores: fixedStore(store), logLevel: 'silent', ...options });
   await app.ready();
   return {
     app,

@@ -3,7 +3,9 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
-import { BuildError, buildSnapshot } from '../../src/publish/build.ts';
+import { buildSnapshot, InvalidDataset } from '../../src/publish/build.ts';
+import { publishDataset } from '../../src/publish/publish.ts';
+import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
@@ -62,7 +64,7 @@ describe('building a snapshot', () => {
     [
       'a tag naming an unknown term',
       { organizations: [{ ...publishedOrganizations[0]!, tags: [{ taxonomy: 'things', code: 'ZZ' }] }] },
-      /tagged things:ZZ, which is not a known term/,
+      /tag things:ZZ names no known taxonomy term/,
     ],
     ['a term whose parent does not exist', { terms: [...terms, { taxonomy: 'things', code: 'X1', name: 'x', description: '', parentCode: 'nope' }] }, /names parent nope/],
     [
@@ -80,14 +82,17 @@ describe('building a snapshot', () => {
     ['taxonomy codes equal but for case', { taxonomies: [...fixtureDataset().taxonomies, { code: 'THINGS', name: 'x', description: '' }] }, /taxonomy (THINGS|things) is defined twice \(codes are case-insensitive\)/],
   ];
   for (const [label, overrides, message] of invalid) {
-    it(`refuses ${label}, leaving the served snapshot untouched and no temporary file`, async () => {
+    it(`refuses ${label}, leaving the live dataset untouched and no temporary file`, async () => {
       const directory = temporaryDirectory();
       try {
-        const target = join(directory.path, 'served.sqlite');
-        writeFileSync(target, 'the live dataset');
-        await assert.rejects(buildSnapshot(fixtureDataset(overrides), target), (error: Error) => error instanceof BuildError && message.test(error.message));
-        assert.equal(readFileSync(target, 'utf8'), 'the live dataset');
-        assert.deepEqual(readdirSync(directory.path), ['served.sqlite']);
+        const live = await publishDataset(fixtureDataset(), directory.path);
+        const before = readdirSync(join(directory.path, 'snapshots'));
+        await assert.rejects(
+          publishDataset(fixtureDataset(overrides), directory.path),
+          (error: Error) => error instanceof InvalidDataset && error.diagnostics.errors.some((problem) => message.test(problem.message)),
+        );
+        assert.equal(currentSnapshotPath(directory.path), live.snapshot);
+        assert.deepEqual(readdirSync(join(directory.path, 'snapshots')), before);
       } finally {
         directory.remove();
       }

@@ -6,10 +6,12 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { organizationId, taxonomyTermId } from '../../src/hsds/ids.ts';
-import { DEFAULT_DATA_DIR, loadDefaultDataset } from '../../src/publish/default-dataset.ts';
+import { DEFAULT_DATA_DIR } from '../../src/publish/default-dataset.ts';
+import type { Diagnostics } from '../../src/publish/diagnostics.ts';
 import { API, getJson, startTestApp, temporaryDirectory } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
+import { inputFromSources } from '../helpers/sources.ts';
 
 /**
  * The shipped data, with one real IRS state file (Wyoming) instead of all 27 to keep the suite fast,
@@ -28,7 +30,7 @@ const handMade = [
 
 describe('the default dataset', () => {
   let test: TestApp;
-  let unknownNteeCodes: Map<string, number>;
+  let diagnostics: Diagnostics;
   const directory = temporaryDirectory();
   before(async () => {
     const data = directory.path;
@@ -37,9 +39,9 @@ describe('the default dataset', () => {
     symlinkSync(join(DEFAULT_DATA_DIR, 'irs-eo-bmf/bmf_code_values.csv'), join(data, 'irs-eo-bmf/bmf_code_values.csv'));
     symlinkSync(WYOMING, join(data, 'irs-eo-bmf/eo_wy.csv.gz'));
     writeFileSync(join(data, 'irs-eo-bmf/eo_zz.csv'), `${HEADER}\n${handMade.join('\n')}\n`);
-    const { input, report } = await loadDefaultDataset(data);
-    unknownNteeCodes = report.unknownNteeCodes;
-    test = await startTestApp(input);
+    const read = await inputFromSources([data]);
+    diagnostics = read.diagnostics;
+    test = await startTestApp(read.input);
   });
   after(async () => {
     await test.close();
@@ -78,7 +80,9 @@ describe('the default dataset', () => {
     const unknown = await getJson(test.app, `${API}/organizations/${organizationId('990000002')}`);
     assert.deepEqual(unknown.body.classifications, []);
     assert.equal(unknown.body.alternate_name, 'CHAPTER 9');
-    assert.equal(unknownNteeCodes.get('ZZZ'), 1);
+    const unknownCodes = diagnostics.warnings.find((summary) => summary.kind === 'NTEE code not in the NTEE list')!;
+    assert.ok(unknownCodes.count >= 1);
+    assert.equal(diagnostics.errors.length, 0);
     const bare = await getJson(test.app, `${API}/organizations/${organizationId('990000003')}`);
     assert.equal(bare.body.tax_status, undefined);
     assert.equal(bare.body.legal_status, undefined);

@@ -37,7 +37,7 @@ export function getById(app: TypeboxApp, route: ByIdRoute): void {
     },
     async (request, reply) => {
       const id = canonicalUuid(request.params.id);
-      const document = id === undefined ? undefined : await route.find(app.store, id);
+      const document = id === undefined ? undefined : await route.find(request.store, id);
       if (document === undefined) return notFound(reply, `No ${route.noun} has id "${request.params.id}".`);
       return sendJson(reply, document);
     },

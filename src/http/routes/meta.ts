@@ -22,12 +22,20 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const openapi = request.apiUrl('/openapi.json');
+      const dataset = await request.store.info();
       return sendJson(
         reply,
         JSON.stringify({
           version: HSDS_VERSION,
           profile: request.apiUrl('/profile'),
           openapi_url: openapi,
+          dataset: {
+            version: dataset.version,
+            published_at: dataset.publishedAt,
+            organizations: dataset.organizations,
+            taxonomies: dataset.taxonomies,
+            taxonomy_terms: dataset.taxonomyTerms,
+          },
           links: {
             self: request.apiUrl(),
             organizations: request.apiUrl('/organizations'),

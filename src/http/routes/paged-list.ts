@@ -44,7 +44,7 @@ export function getPagedList(app: TypeboxApp, route: PagedListRoute): void {
     async (request, reply) => {
       const query = request.query as PagingQueryValues & Record<string, unknown>;
       const paging = pagingOf(query);
-      return sendJson(reply, pageEnvelope(request, paging, await route.list(app.store, positionRange(paging), query)));
+      return sendJson(reply, pageEnvelope(request, paging, await route.list(request.store, positionRange(paging), query)));
     },
   );
 }

@@ -1,6 +1,7 @@
-import { optional, readCsv } from '../csv.ts';
+import { RowFields } from '../fields.ts';
+import { readRows } from '../rows.ts';
 import { NTEE_TAXONOMY } from './ntee.ts';
-import type { NteeCrosswalk } from './ntee-crosswalk.ts';
+import type { ReadContext, Source, Vocabulary } from './source.ts';
 import type { OrganizationRecord, TagRecord } from '../../hsds/records.ts';
 
 /**
@@ -9,7 +10,12 @@ import type { OrganizationRecord, TagRecord } from '../../hsds/records.ts';
  * address are never read, so they cannot reach a response.
  */
 
-const REQUIRED_COLUMNS = ['EIN', 'NAME', 'SUBSECTION', 'ORGANIZATION', 'NTEE_CD', 'SORT_NAME'] as const;
+const COLUMNS = { required: ['EIN', 'NAME', 'SUBSECTION', 'ORGANIZATION', 'NTEE_CD', 'SORT_NAME'] };
+const CODE_VALUE_COLUMNS = { required: ['field', 'code', 'description'] };
+
+/** The IRS's own name for the code table that ships beside the state files. */
+export const IRS_CODE_VALUES_FILE = 'bmf_code_values.csv';
+export const IRS_STATE_FILE = /^eo.*\.csv(\.gz)?$/i;
 
 const LEGAL_STATUS: Record<string, string> = {
   '1': 'Corporation',
@@ -19,23 +25,10 @@ const LEGAL_STATUS: Record<string, string> = {
   '5': 'Association',
 };
 
-export interface IrsReadReport {
-  organizations: number;
-  /** NTEE_CD values that match no NTEE code, with how many organizations carry each. */
-  unknownNteeCodes: Map<string, number>;
-}
-
-export interface IrsReadContext {
-  nteeCodes: ReadonlySet<string>;
-  crosswalk: NteeCrosswalk;
-  /** SUBSECTION code → tax status text, e.g. "03" → "501(c)(3)". */
-  taxStatusBySubsection: ReadonlyMap<string, string>;
-}
-
 /** Reads the SUBSECTION table of `bmf_code_values.csv` ("IRC 501(c)(3)" → "501(c)(3)"). */
-export async function readSubsectionTaxStatuses(file: string): Promise<Map<string, string>> {
+export async function readSubsectionTaxStatuses(file: string, context: ReadContext): Promise<Map<string, string>> {
   const statuses = new Map<string, string>();
-  for await (const { fields } of readCsv(file, ['field', 'code', 'description'])) {
+  for await (const { fields } of readRows(file, CODE_VALUE_COLUMNS, context)) {
     const description = fields.description!.trim();
     if (fields.field === 'SUBSECTION' && description.startsWith('IRC ')) {
       statuses.set(fields.code!.trim(), description.slice('IRC '.length));
@@ -44,36 +37,57 @@ export async function readSubsectionTaxStatuses(file: string): Promise<Map<strin
   return statuses;
 }
 
-function nteeTag(rawCode: string | undefined, context: IrsReadContext, report: IrsReadReport): TagRecord | undefined {
-  if (rawCode === undefined) return undefined;
-  const code = rawCode.slice(0, 3).toUpperCase();
-  if (code.length === 3 && context.nteeCodes.has(code)) return { taxonomy: NTEE_TAXONOMY.code, code };
-  report.unknownNteeCodes.set(rawCode, (report.unknownNteeCodes.get(rawCode) ?? 0) + 1);
+function nteeTag(fields: RowFields, vocabulary: Vocabulary): TagRecord | undefined {
+  const raw = fields.optional('NTEE_CD', 'code');
+  if (raw === undefined) return undefined;
+  // Codes may carry a fourth character (a common code suffix); the NTEE-CC list has three.
+  const code = raw.slice(0, 3).toUpperCase();
+  if (vocabulary.hasTerm(NTEE_TAXONOMY.code, code)) return { taxonomy: NTEE_TAXONOMY.code, code };
+  fields.warning('NTEE code not in the NTEE list', 'NTEE_CD', `"${raw}" is not an NTEE code; served without an NTEE tag`);
   return undefined;
 }
 
-export async function* readIrsOrganizations(
+async function* readOrganizations(
   files: readonly string[],
-  context: IrsReadContext,
-  report: IrsReadReport,
+  codeValues: string | undefined,
+  context: ReadContext,
+  vocabulary: Vocabulary,
 ): AsyncGenerator<OrganizationRecord> {
+  const taxStatusBySubsection = codeValues === undefined ? new Map<string, string>() : await readSubsectionTaxStatuses(codeValues, context);
   for (const file of files) {
-    for await (const { fields } of readCsv(file, REQUIRED_COLUMNS)) {
-      const ein = fields.EIN!.trim();
-      const ntee = nteeTag(optional(fields, 'NTEE_CD'), context, report);
-      const tags = ntee === undefined ? [] : [ntee, ...context.crosswalk.tagsFor(ntee.code)];
-      report.organizations++;
+    for await (const row of readRows(file, COLUMNS, context)) {
+      const fields = new RowFields(file, row, context.diagnostics);
+      const ein = fields.required('EIN', 'id');
+      const name = fields.required('NAME', 'name');
+      const ntee = nteeTag(fields, vocabulary);
+      if (!fields.valid) continue;
       yield {
         externalId: ein,
         status: 'published',
-        name: fields.NAME!.trim(),
-        alternateName: optional(fields, 'SORT_NAME'),
-        taxStatus: context.taxStatusBySubsection.get(fields.SUBSECTION!.trim()),
+        name,
+        alternateName: fields.optional('SORT_NAME', 'name'),
+        taxStatus: taxStatusBySubsection.get(row.fields.SUBSECTION!.trim()),
         taxId: ein,
-        legalStatus: LEGAL_STATUS[fields.ORGANIZATION!.trim()],
+        legalStatus: LEGAL_STATUS[row.fields.ORGANIZATION!.trim()],
         identifiers: [{ scheme: 'US-EIN', type: 'Employer Identification Number', identifier: ein }],
-        tags,
+        tags: ntee === undefined ? [] : [ntee],
+        at: fields.at(),
       };
     }
   }
+}
+
+/**
+ * IRS state files (`eo_*.csv`, optionally gzipped), with the SUBSECTION table of
+ * `bmf_code_values.csv` for tax statuses when it is among the files.
+ */
+export function irsSource(path: string, files: readonly string[]): Source {
+  const codeValues = files.find((file) => file.endsWith(IRS_CODE_VALUES_FILE));
+  const stateFiles = files.filter((file) => file !== codeValues);
+  return {
+    kind: 'irs',
+    path,
+    files,
+    organizations: (context, vocabulary) => readOrganizations(stateFiles, codeValues, context, vocabulary),
+  };
 }

@@ -1,38 +1,49 @@
-import { SourceError, readCsv } from '../csv.ts';
+import { RowFields } from '../fields.ts';
+import { readRows } from '../rows.ts';
+import { NTEE_TAXONOMY } from './ntee.ts';
 import { OE_TAXONOMY_BY_FACET } from './open-eligibility.ts';
-import type { TagRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import type { ReadContext, Source, Vocabulary } from './source.ts';
+import type { TagRecord } from '../../hsds/records.ts';
+
+const COLUMNS = { required: ['ntee_code', 'oe_facet', 'oe_code'] };
 
 /**
- * The project's derived NTEE → Open Eligibility crosswalk (data/crosswalk). For an NTEE code, the rows
- * of the most specific level that has any apply: the code itself, else its parent, else the major group.
+ * The project's derived NTEE → Open Eligibility crosswalk (data/crosswalk). An organization tagged
+ * with an NTEE code also gets the Open Eligibility tags of the most specific level that has rows:
+ * the code itself, else its parent, else the major group.
  */
-export class NteeCrosswalk {
-  private readonly rowsByNteeCode: Map<string, TagRecord[]>;
-  private readonly parentOf: Map<string, string | undefined>;
-
-  constructor(rowsByNteeCode: Map<string, TagRecord[]>, nteeTerms: readonly TaxonomyTermRecord[]) {
-    this.rowsByNteeCode = rowsByNteeCode;
-    this.parentOf = new Map(nteeTerms.map((term) => [term.code, term.parentCode]));
+export async function readNteeCrosswalk(file: string, context: ReadContext, vocabulary: Vocabulary) {
+  const rowsByNteeCode = new Map<string, TagRecord[]>();
+  for await (const row of readRows(file, COLUMNS, context)) {
+    const fields = new RowFields(file, row, context.diagnostics);
+    const facet = fields.oneOf('oe_facet', ['services', 'situations'] as const);
+    const nteeCode = fields.required('ntee_code', 'code');
+    const oeCode = fields.required('oe_code', 'code');
+    if (!fields.valid || facet === undefined) continue;
+    const taxonomy = OE_TAXONOMY_BY_FACET[facet]!.code;
+    if (!vocabulary.hasTerm(NTEE_TAXONOMY.code, nteeCode)) fields.error('ntee_code', `${nteeCode} is not a known NTEE term`);
+    if (!vocabulary.hasTerm(taxonomy, oeCode)) fields.error('oe_code', `${oeCode} is not a known ${taxonomy} term`);
+    if (!fields.valid) continue;
+    const list = rowsByNteeCode.get(nteeCode) ?? [];
+    list.push({ taxonomy, code: oeCode });
+    rowsByNteeCode.set(nteeCode, list);
   }
-
-  tagsFor(nteeCode: string): TagRecord[] {
-    for (let code: string | undefined = nteeCode; code !== undefined; code = this.parentOf.get(code)) {
-      const rows = this.rowsByNteeCode.get(code);
+  const none: readonly TagRecord[] = [];
+  return (tag: TagRecord): readonly TagRecord[] => {
+    if (tag.taxonomy !== NTEE_TAXONOMY.code) return none;
+    for (let code: string | undefined = tag.code; code !== undefined; code = vocabulary.parentOf(NTEE_TAXONOMY.code, code)) {
+      const rows = rowsByNteeCode.get(code);
       if (rows !== undefined) return rows;
     }
-    return [];
-  }
+    return none;
+  };
 }
 
-export async function readNteeCrosswalk(file: string, nteeTerms: readonly TaxonomyTermRecord[]): Promise<NteeCrosswalk> {
-  const rows = new Map<string, TagRecord[]>();
-  for await (const { fields, line } of readCsv(file, ['ntee_code', 'oe_facet', 'oe_code'])) {
-    const taxonomy = OE_TAXONOMY_BY_FACET[fields.oe_facet!.trim()];
-    if (taxonomy === undefined) throw new SourceError(file, line, `oe_facet must be services or situations`);
-    const nteeCode = fields.ntee_code!.trim();
-    const list = rows.get(nteeCode) ?? [];
-    list.push({ taxonomy: taxonomy.code, code: fields.oe_code!.trim() });
-    rows.set(nteeCode, list);
-  }
-  return new NteeCrosswalk(rows, nteeTerms);
+export function nteeCrosswalkSource(file: string): Source {
+  return {
+    kind: 'ntee-crosswalk',
+    path: file,
+    files: [file],
+    impliedTags: (context, vocabulary) => readNteeCrosswalk(file, context, vocabulary),
+  };
 }

@@ -1,4 +1,6 @@
-import { optional, readCsv } from '../csv.ts';
+import { RowFields } from '../fields.ts';
+import { readRows } from '../rows.ts';
+import type { ReadContext, Source } from './source.ts';
 import type { TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
 
 export const NTEE_TAXONOMY: TaxonomyRecord = {
@@ -10,17 +12,33 @@ export const NTEE_TAXONOMY: TaxonomyRecord = {
   version: 'NTEE-CC',
 };
 
+const COLUMNS = { required: ['code', 'title', 'definition', 'parent_code'] };
+
 /** Reads `ntee_codes.csv`: major groups first-level, codes under their derived parent. */
-export async function readNteeTerms(file: string): Promise<TaxonomyTermRecord[]> {
+export async function readNteeTerms(file: string, context: ReadContext): Promise<TaxonomyTermRecord[]> {
   const terms: TaxonomyTermRecord[] = [];
-  for await (const { fields } of readCsv(file, ['code', 'title', 'definition', 'parent_code'])) {
-    terms.push({
+  for await (const row of readRows(file, COLUMNS, context)) {
+    const fields = new RowFields(file, row, context.diagnostics);
+    const term: TaxonomyTermRecord = {
       taxonomy: NTEE_TAXONOMY.code,
-      code: fields.code!.trim(),
-      name: fields.title!.trim(),
-      description: optional(fields, 'definition') ?? '',
-      parentCode: optional(fields, 'parent_code'),
-    });
+      code: fields.required('code', 'code'),
+      name: fields.required('title', 'name'),
+      description: fields.optional('definition', 'description') ?? '',
+      parentCode: fields.optional('parent_code', 'code'),
+      at: fields.at(),
+    };
+    if (fields.valid) terms.push(term);
   }
   return terms;
+}
+
+/** The NTEE code list in the shape shipped in data/ntee. */
+export function nteeSource(file: string): Source {
+  return {
+    kind: 'ntee',
+    path: file,
+    files: [file],
+    taxonomies: async () => [{ ...NTEE_TAXONOMY, at: { file } }],
+    terms: (context) => readNteeTerms(file, context),
+  };
 }

@@ -1,4 +1,6 @@
-import { SourceError, optional, readCsv } from '../csv.ts';
+import { RowFields } from '../fields.ts';
+import { readRows } from '../rows.ts';
+import type { ReadContext, Source } from './source.ts';
 import type { TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
 
 const ABOUT =
@@ -25,6 +27,8 @@ export const OE_TAXONOMY_BY_FACET: Record<string, TaxonomyRecord> = {
   situations: OE_SITUATIONS_TAXONOMY,
 };
 
+const COLUMNS = { required: ['id', 'name', 'parent_id', 'facet', 'description'] };
+
 /**
  * Reads `open_eligibility_v2_terms.csv` (rows in depth-first source order).
  *
@@ -33,25 +37,41 @@ export const OE_TAXONOMY_BY_FACET: Record<string, TaxonomyRecord> = {
  * Primary Care is `1206-2`). A `parent_id` names the nearest preceding term with that id other than
  * the row itself, which in depth-first order is the parent.
  */
-export async function readOpenEligibilityTerms(file: string): Promise<TaxonomyTermRecord[]> {
+export async function readOpenEligibilityTerms(file: string, context: ReadContext): Promise<TaxonomyTermRecord[]> {
   const terms: TaxonomyTermRecord[] = [];
   const occurrences = new Map<string, number>();
   const latestCodeOf = new Map<string, string>();
-  for await (const { fields, line } of readCsv(file, ['id', 'name', 'parent_id', 'facet', 'description'])) {
-    const taxonomy = OE_TAXONOMY_BY_FACET[fields.facet!.trim()];
-    if (taxonomy === undefined) throw new SourceError(file, line, `facet must be services or situations, got "${fields.facet}"`);
-    const officialId = fields.id!.trim();
+  for await (const row of readRows(file, COLUMNS, context)) {
+    const fields = new RowFields(file, row, context.diagnostics);
+    const facet = fields.oneOf('facet', ['services', 'situations'] as const);
+    const officialId = fields.required('id', 'code');
+    const name = fields.required('name', 'name');
+    const description = fields.optional('description', 'description') ?? '';
+    const parentId = fields.optional('parent_id', 'code');
+    if (!fields.valid || facet === undefined) continue;
+    const taxonomy = OE_TAXONOMY_BY_FACET[facet]!;
     const key = `${taxonomy.code}:${officialId}`;
     const occurrence = (occurrences.get(key) ?? 0) + 1;
     occurrences.set(key, occurrence);
     const code = occurrence === 1 ? officialId : `${officialId}-${occurrence}`;
-    const parentId = optional(fields, 'parent_id');
     const parentCode = parentId === undefined ? undefined : latestCodeOf.get(`${taxonomy.code}:${parentId}`);
     if (parentId !== undefined && parentCode === undefined) {
-      throw new SourceError(file, line, `parent_id ${parentId} does not name an earlier term`);
+      fields.error('parent_id', `parent ${parentId} does not name an earlier term of the ${facet} facet`);
+      continue;
     }
     latestCodeOf.set(key, code);
-    terms.push({ taxonomy: taxonomy.code, code, name: fields.name!.trim(), description: optional(fields, 'description') ?? '', parentCode });
+    terms.push({ taxonomy: taxonomy.code, code, name, description, parentCode, at: fields.at() });
   }
   return terms;
+}
+
+/** The Open Eligibility term list in the shape shipped in data/open-eligibility: two taxonomies, one per facet. */
+export function openEligibilitySource(file: string): Source {
+  return {
+    kind: 'open-eligibility',
+    path: file,
+    files: [file],
+    taxonomies: async () => [OE_SERVICES_TAXONOMY, OE_SITUATIONS_TAXONOMY].map((taxonomy) => ({ ...taxonomy, at: { file } })),
+    terms: (context) => readOpenEligibilityTerms(file, context),
+  };
 }

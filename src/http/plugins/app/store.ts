@@ -1,17 +1,24 @@
 import fp from 'fastify-plugin';
-import type { Store } from '../../../store/store.ts';
+import type { Store, StoreProvider } from '../../../store/store.ts';
 
 declare module 'fastify' {
-  interface FastifyInstance {
+  interface FastifyRequest {
+    /** The dataset this request is answered from, fixed for its whole life (see StoreProvider). */
     store: Store;
   }
 }
 
-/** Makes the dataset store available to routes and closes it with the server. */
-export default fp<{ store: Store }>(
-  async (app, { store }) => {
-    app.decorate('store', store);
-    app.addHook('onClose', async () => store.close());
+/** Leases a store to each request and releases it when the response is done or the client has gone. */
+export default fp<{ stores: StoreProvider }>(
+  async (app, { stores }) => {
+    app.decorateRequest('store', null as unknown as Store);
+    app.addHook('onRequest', async (request, reply) => {
+      const lease = stores.acquire();
+      request.store = lease.store;
+      reply.raw.once('close', lease.release);
+      reply.raw.once('finish', lease.release);
+    });
+    app.addHook('onClose', async () => stores.close());
   },
   { name: 'store' },
 );

@@ -1,0 +1,112 @@
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSnapshot, InvalidDataset } from '../publish/build.ts';
+import type { BuildOptions, BuildResult } from '../publish/build.ts';
+import { Diagnostics, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { publishDataset } from '../publish/publish.ts';
+import type { PublishResult } from '../publish/publish.ts';
+import { combineSources } from '../publish/sources/combine.ts';
+import { resolveSources } from '../publish/sources/resolve.ts';
+import { progressStage } from './progress.ts';
+import type { ProgressStage } from './progress.ts';
+import type { ImportConfig } from '../config.ts';
+
+type Write = (line: string) => void;
+
+const count = (value: number): string => value.toLocaleString('en-US');
+
+function totalBytes(files: readonly string[]): number {
+  let total = 0;
+  for (const file of files) {
+    try {
+      total += statSync(file).size;
+    } catch {
+      // A missing file is reported by its reader.
+    }
+  }
+  return total;
+}
+
+function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
+  for (const error of diagnostics.errors) write(`error: ${formatDiagnostic(error)}`);
+  for (const summary of diagnostics.warnings) {
+    write(`warning: ${count(summary.count)} × ${summary.kind}, e.g.`);
+    for (const example of summary.examples) write(`  ${formatDiagnostic(example)}`);
+  }
+}
+
+function describeCounts(result: BuildResult): string {
+  return (
+    `${count(result.organizations)} organizations (${count(result.unpublishedOrganizations)} unpublished left out), ` +
+    `${count(result.taxonomies)} taxonomies, ${count(result.taxonomyTerms)} taxonomy terms`
+  );
+}
+
+/**
+ * `import` and `validate`: read every source, check everything, then (import only) publish
+ * atomically. Returns the exit code: 0 publishable (and published), 1 not.
+ */
+export async function runImport(command: 'import' | 'validate', config: ImportConfig, write: Write): Promise<number> {
+  const started = performance.now();
+  const diagnostics = new Diagnostics({ maxErrors: config.maxErrors, strict: config.strict });
+  let result: BuildResult | PublishResult | undefined;
+  let stage: ProgressStage | undefined;
+  try {
+    const sources = resolveSources(config.sources, diagnostics);
+    const bytes = totalBytes(sources.flatMap((source) => source.files));
+    let bytesRead = 0;
+    let rowsRead = 0;
+    stage = progressStage(config.progress, 'reading sources', bytes, write);
+    const input = await combineSources(sources, {
+      diagnostics,
+      onBytes: (read) => {
+        bytesRead += read;
+        stage?.update(bytesRead, rowsRead);
+      },
+    });
+    let writing = false;
+    const options: BuildOptions = {
+      diagnostics,
+      onProgress: (step, rows, total) => {
+        if (step === 'read') {
+          rowsRead = rows;
+          stage?.update(bytesRead, rows);
+          return;
+        }
+        if (!writing) {
+          writing = true;
+          stage?.finish();
+          stage = progressStage(config.progress, 'rendering and writing', total ?? 0, write);
+        }
+        stage?.update(rows, rows);
+      },
+    };
+    result =
+      command === 'import'
+        ? await publishDataset(input, config.dataDir, options)
+        : await buildSnapshot(input, join(tmpdir(), `hsds-org-api-validate-${process.pid}.sqlite`), { ...options, dryRun: true });
+    stage?.finish();
+  } catch (error) {
+    stage?.finish();
+    if (!(error instanceof InvalidDataset || error instanceof TooManyErrors)) throw error;
+  }
+  reportDiagnostics(diagnostics, write);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const peak = Math.round(process.resourceUsage().maxRSS / 1024);
+  if (result === undefined || diagnostics.hasErrors) {
+    const stopped = diagnostics.errors.length >= diagnostics.maxErrors ? ` (stopped at the limit of ${diagnostics.maxErrors}; there may be more)` : '';
+    const where = command === 'import' ? ' Nothing was published; the live dataset is unchanged.' : '';
+    write(`Not publishable: ${count(diagnostics.errors.length)} error(s)${stopped}, ${count(diagnostics.warningCount)} warning(s).${where}`);
+    return 1;
+  }
+  const warnings = `${count(diagnostics.warningCount)} warning(s)`;
+  if (command === 'validate') {
+    write(`Publishable: ${describeCounts(result)}; ${warnings}. Checked in ${seconds} s, peak RSS ${peak} MB.`);
+  } else if ('changed' in result && !result.changed) {
+    write(`Unchanged: dataset ${result.version} (published ${result.publishedAt}) is already live; ${warnings}. Took ${seconds} s.`);
+  } else {
+    write(`Published dataset ${result.version}: ${describeCounts(result)}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MB.`);
+  }
+  return 0;
+}

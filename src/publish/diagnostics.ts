@@ -1,0 +1,95 @@
+/**
+ * Errors and warnings found while reading and checking sources, each located by file, line and field.
+ * Errors are collected (up to a limit) so a publisher sees many problems per run, not one at a time;
+ * warnings are counted per kind and summarised at the end.
+ */
+
+export interface SourceLocation {
+  file: string;
+  /** 1-based line in the file (for a CSV record spanning lines, the line where it ends). */
+  line?: number;
+  field?: string;
+}
+
+export interface Diagnostic extends SourceLocation {
+  message: string;
+}
+
+export interface WarningSummary {
+  kind: string;
+  count: number;
+  /** The first few occurrences, as examples. */
+  examples: Diagnostic[];
+}
+
+/** Thrown to stop reading once the error limit is reached. */
+export class TooManyErrors extends Error {
+  constructor(limit: number) {
+    super(`stopped after ${limit} errors`);
+  }
+}
+
+export interface DiagnosticsOptions {
+  /** Stop after this many errors (default 50). */
+  maxErrors?: number;
+  /** Treat every warning as an error. */
+  strict?: boolean;
+}
+
+const EXAMPLES_PER_WARNING = 3;
+
+export function formatLocation(at: SourceLocation): string {
+  return `${at.file}${at.line === undefined ? '' : `:${at.line}`}${at.field === undefined ? '' : ` [${at.field}]`}`;
+}
+
+export function formatDiagnostic(diagnostic: Diagnostic): string {
+  return `${formatLocation(diagnostic)}: ${diagnostic.message}`;
+}
+
+export class Diagnostics {
+  readonly maxErrors: number;
+  readonly strict: boolean;
+  readonly errors: Diagnostic[] = [];
+  private readonly warningsByKind = new Map<string, WarningSummary>();
+
+  constructor(options: DiagnosticsOptions = {}) {
+    this.maxErrors = options.maxErrors ?? 50;
+    this.strict = options.strict ?? false;
+    if (!Number.isInteger(this.maxErrors) || this.maxErrors < 1) throw new RangeError('maxErrors must be a positive integer');
+  }
+
+  /** Records an error; throws TooManyErrors when the limit is reached. */
+  error(at: SourceLocation, message: string): void {
+    this.errors.push({ ...at, message });
+    if (this.errors.length >= this.maxErrors) throw new TooManyErrors(this.maxErrors);
+  }
+
+  /** Records a warning of a kind (e.g. "unknown NTEE code"); in strict mode it is an error. */
+  warning(kind: string, at: SourceLocation, message: string): void {
+    if (this.strict) {
+      this.error(at, `${message} (a warning, fatal with --strict)`);
+      return;
+    }
+    let summary = this.warningsByKind.get(kind);
+    if (summary === undefined) {
+      summary = { kind, count: 0, examples: [] };
+      this.warningsByKind.set(kind, summary);
+    }
+    summary.count++;
+    if (summary.examples.length < EXAMPLES_PER_WARNING) summary.examples.push({ ...at, message });
+  }
+
+  get hasErrors(): boolean {
+    return this.errors.length > 0;
+  }
+
+  get warnings(): WarningSummary[] {
+    return [...this.warningsByKind.values()];
+  }
+
+  get warningCount(): number {
+    let total = 0;
+    for (const summary of this.warningsByKind.values()) total += summary.count;
+    return total;
+  }
+}

@@ -1,0 +1,108 @@
+import type { Diagnostics } from './diagnostics.ts';
+import type { SourceRow } from './csv.ts';
+
+/** Longest accepted value per kind of field, in characters (documented in docs/data-format.md). */
+export const FIELD_LIMITS = {
+  id: 255,
+  code: 100,
+  name: 500,
+  text: 200,
+  description: 20_000,
+  email: 254,
+  url: 2_048,
+} as const;
+
+export type FieldKind = keyof typeof FIELD_LIMITS;
+
+// The shape validators check for `format: email` (a local part, @, a dotted domain), without spaces.
+const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+
+/**
+ * Reads the fields of one source row, reporting each problem at its file, line and field.
+ * `valid` turns false on any error, so the caller can skip the row (reading goes on).
+ */
+export class RowFields {
+  valid = true;
+  private readonly row: SourceRow;
+  private readonly file: string;
+  private readonly diagnostics: Diagnostics;
+
+  constructor(file: string, row: SourceRow, diagnostics: Diagnostics) {
+    this.file = file;
+    this.row = row;
+    this.diagnostics = diagnostics;
+  }
+
+  get line(): number {
+    return this.row.line;
+  }
+
+  at(field?: string) {
+    return { file: this.file, line: this.row.line, field };
+  }
+
+  error(field: string | undefined, message: string): void {
+    this.valid = false;
+    this.diagnostics.error(this.at(field), message);
+  }
+
+  warning(kind: string, field: string | undefined, message: string): void {
+    this.diagnostics.warning(kind, this.at(field), message);
+  }
+
+  /** A trimmed value, or undefined when empty; an error when over the limit for its kind. */
+  optional(column: string, kind: FieldKind): string | undefined {
+    const value = this.row.fields[column]?.trim();
+    if (value === undefined || value === '') return undefined;
+    const limit = FIELD_LIMITS[kind];
+    if (value.length > limit) {
+      this.error(column, `is ${value.length} characters long; the limit is ${limit}`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** Like optional, and an error when empty. Returns '' on error so records stay well-typed. */
+  required(column: string, kind: FieldKind): string {
+    const value = this.optional(column, kind);
+    if (value === undefined) {
+      if ((this.row.fields[column]?.trim() ?? '') === '') this.error(column, 'is required and empty');
+      return '';
+    }
+    return value;
+  }
+
+  /** An email address; an invalid one is dropped with a warning. */
+  email(column: string): string | undefined {
+    const value = this.optional(column, 'email');
+    if (value === undefined || EMAIL.test(value)) return value;
+    this.warning('invalid email dropped', column, `"${value}" is not an email address; left out`);
+    return undefined;
+  }
+
+  /** An absolute http(s) URL; anything else is dropped with a warning. */
+  url(column: string): string | undefined {
+    const value = this.optional(column, 'url');
+    if (value === undefined) return undefined;
+    if (URL.canParse(value) && /^https?:\/\/[^\s]+$/i.test(value) && new URL(value).hostname !== '') return value;
+    this.warning('invalid URL dropped', column, `"${value}" is not an absolute http(s) URL; left out`);
+    return undefined;
+  }
+
+  /** A year of four digits. */
+  year(column: string): number | undefined {
+    const value = this.optional(column, 'text');
+    if (value === undefined) return undefined;
+    if (/^\d{4}$/.test(value)) return Number(value);
+    this.error(column, `must be a four-digit year, got "${value}"`);
+    return undefined;
+  }
+
+  /** One of a fixed set of values (case-insensitive). */
+  oneOf<T extends string>(column: string, values: readonly T[]): T | undefined {
+    const value = this.optional(column, 'text')?.toLowerCase();
+    const match = values.find((candidate) => candidate === value);
+    if (match === undefined) this.error(column, `must be one of ${values.join(', ')}, got "${this.row.fields[column] ?? ''}"`);
+    return match;
+  }
+}

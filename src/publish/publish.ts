@@ -1,0 +1,139 @@
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { DatasetKey } from '../store/sqlite-schema.ts';
+import {
+  BUILDING_SUFFIX,
+  LOCK_FILE,
+  POINTER_FILE,
+  SNAPSHOT_SUFFIX,
+  readPointer,
+  snapshotsPath,
+} from '../store/snapshot-directory.ts';
+import { buildSnapshot } from './build.ts';
+import type { BuildOptions, BuildResult } from './build.ts';
+import type { DatasetInput } from '../hsds/records.ts';
+
+export class ImportBusy extends Error {}
+
+export interface PublishResult extends BuildResult {
+  /** False when the input gave exactly the version already live (nothing was switched). */
+  changed: boolean;
+  /** The snapshot file now live. */
+  snapshot: string;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
+  }
+}
+
+/** One import at a time per data directory; a lock left by a killed import is taken over. */
+function acquireLock(dataDir: string): () => void {
+  const lock = join(dataDir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return () => rmSync(lock, { force: true });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(lock, 'utf8'));
+      if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
+        throw new ImportBusy(`another import (process ${holder}) is publishing to ${dataDir}; try again when it has finished`);
+      }
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new ImportBusy(`could not take the import lock ${lock}`);
+}
+
+function syncDirectory(directory: string): void {
+  const descriptor = openSync(directory, 'r');
+  try {
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+function snapshotInfo(file: string): { version: string; publishedAt: string } | undefined {
+  try {
+    const db = new DatabaseSync(file, { readOnly: true });
+    try {
+      const value = (key: string) => (db.prepare('SELECT value FROM dataset WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+      const version = value(DatasetKey.version);
+      const publishedAt = value(DatasetKey.publishedAt);
+      return version === undefined || publishedAt === undefined ? undefined : { version, publishedAt };
+    } finally {
+      db.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Points `current` at a snapshot: write aside, then rename over, so readers see old or new. */
+function switchPointer(dataDir: string, name: string): void {
+  const temporary = join(dataDir, `${POINTER_FILE}.${process.pid}.tmp`);
+  writeFileSync(temporary, `${name}\n`);
+  const descriptor = openSync(temporary, 'r');
+  fsyncSync(descriptor);
+  closeSync(descriptor);
+  renameSync(temporary, join(dataDir, POINTER_FILE));
+  syncDirectory(dataDir);
+}
+
+/**
+ * Removes what dead imports left, and snapshots no longer needed. The previous snapshot stays, so
+ * servers still reading it (or about to switch) are never cut off; an open file stays readable
+ * after removal anyway.
+ */
+function collectGarbage(dataDir: string, keep: readonly (string | undefined)[]): void {
+  for (const name of readdirSync(dataDir)) {
+    if (name.startsWith(`${POINTER_FILE}.`) && name.endsWith('.tmp')) rmSync(join(dataDir, name), { force: true });
+  }
+  const directory = snapshotsPath(dataDir);
+  for (const name of readdirSync(directory)) {
+    const stale = name.endsWith(BUILDING_SUFFIX) || (name.endsWith(SNAPSHOT_SUFFIX) && !keep.includes(name));
+    if (stale) rmSync(join(directory, name), { force: true });
+  }
+}
+
+const timestampForName = (iso: string): string => iso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+
+/**
+ * Builds the dataset aside and makes it the live one in one atomic step. If anything fails (bad
+ * input, a crash, a kill) the live dataset is untouched and the next publish cleans up.
+ */
+export async function publishDataset(
+  input: DatasetInput | (() => Promise<DatasetInput>),
+  dataDir: string,
+  options: Omit<BuildOptions, 'dryRun'> = {},
+): Promise<PublishResult> {
+  const directory = snapshotsPath(dataDir);
+  mkdirSync(directory, { recursive: true });
+  const releaseLock = acquireLock(dataDir);
+  try {
+    const previous = readPointer(dataDir);
+    collectGarbage(dataDir, [previous]);
+    const building = join(directory, `${process.pid}-${Date.now()}${BUILDING_SUFFIX}`);
+    const result = await buildSnapshot(typeof input === 'function' ? await input() : input, building, options);
+    const live = previous === undefined ? undefined : snapshotInfo(join(directory, previous));
+    if (previous !== undefined && live?.version === result.version) {
+      rmSync(building, { force: true });
+      return { ...result, ...live, changed: false, snapshot: join(directory, previous) };
+    }
+    const name = `${timestampForName(result.publishedAt)}-${result.version}${SNAPSHOT_SUFFIX}`;
+    renameSync(building, join(directory, name));
+    syncDirectory(directory);
+    switchPointer(dataDir, name);
+    collectGarbage(dataDir, [name, previous]);
+    return { ...result, changed: true, snapshot: join(directory, name) };
+  } finally {
+    releaseLock();
+  }
+}

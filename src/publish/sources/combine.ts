@@ -1,0 +1,47 @@
+import type { DatasetInput, TagRecord, TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import type { ReadContext, Source, Vocabulary } from './source.ts';
+
+const termKey = (taxonomy: string, code: string): string => `${taxonomy}\u0000${code}`;
+
+export function vocabularyOf(taxonomies: readonly TaxonomyRecord[], terms: readonly TaxonomyTermRecord[]): Vocabulary {
+  const taxonomyCodes = new Set(taxonomies.map((taxonomy) => taxonomy.code));
+  const parents = new Map(terms.map((term) => [termKey(term.taxonomy, term.code), term.parentCode]));
+  return {
+    hasTaxonomy: (code) => taxonomyCodes.has(code),
+    hasTerm: (taxonomy, code) => parents.has(termKey(taxonomy, code)),
+    parentOf: (taxonomy, code) => parents.get(termKey(taxonomy, code)),
+  };
+}
+
+async function* chain<T>(sources: readonly Source[], part: (source: Source) => AsyncIterable<T> | undefined): AsyncGenerator<T> {
+  for (const source of sources) {
+    const items = part(source);
+    if (items !== undefined) yield* items;
+  }
+}
+
+/**
+ * Combines sources into one dataset: taxonomies and terms of all of them are read first (they are
+ * small), so organization readers and crosswalks can check codes; organizations and links stream.
+ */
+export async function combineSources(sources: readonly Source[], context: ReadContext): Promise<DatasetInput> {
+  const taxonomies: TaxonomyRecord[] = [];
+  const terms: TaxonomyTermRecord[] = [];
+  for (const source of sources) {
+    if (source.taxonomies !== undefined) taxonomies.push(...(await source.taxonomies(context)));
+    if (source.terms !== undefined) terms.push(...(await source.terms(context)));
+  }
+  const vocabulary = vocabularyOf(taxonomies, terms);
+  const implications: ((tag: TagRecord) => readonly TagRecord[])[] = [];
+  for (const source of sources) {
+    if (source.impliedTags !== undefined) implications.push(await source.impliedTags(context, vocabulary));
+  }
+  return {
+    taxonomies,
+    terms,
+    organizations: chain(sources, (source) => source.organizations?.(context, vocabulary)),
+    tags: chain(sources, (source) => source.tags?.(context)),
+    identifiers: chain(sources, (source) => source.identifiers?.(context)),
+    impliedTags: implications.length === 0 ? undefined : (tag) => implications.flatMap((implied) => implied(tag)),
+  };
+}

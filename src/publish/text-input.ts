@@ -1,0 +1,107 @@
+import { createReadStream } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { Transform } from 'node:stream';
+import type { TransformCallback, Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+
+/** A problem with the bytes of an input file, before any row is parsed. */
+export class InputError extends Error {
+  readonly line: number | undefined;
+
+  constructor(message: string, line?: number) {
+    super(message);
+    this.line = line;
+  }
+}
+
+export interface InputOptions {
+  /** Called with the number of bytes read from disk (compressed bytes for .gz), for progress. */
+  onBytes?: (bytes: number) => void;
+}
+
+const NEWLINE = 0x0a;
+
+function countNewlines(chunk: Buffer, end = chunk.length): number {
+  let count = 0;
+  for (let at = chunk.indexOf(NEWLINE); at !== -1 && at < end; at = chunk.indexOf(NEWLINE, at + 1)) count++;
+  return count;
+}
+
+/** Length of an incomplete UTF-8 sequence at the end of `chunk` (0 to 3 bytes), kept for the next chunk. */
+function incompleteTail(chunk: Buffer): number {
+  for (let back = 1; back <= Math.min(3, chunk.length); back++) {
+    const byte = chunk[chunk.length - back]!;
+    if ((byte & 0xc0) !== 0x80) {
+      const expected = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+      return expected > back ? back : 0;
+    }
+  }
+  return 0;
+}
+
+/**
+ * Passes bytes through unchanged, failing with the line number at the first byte sequence that is
+ * not UTF-8 (rather than letting a decoder silently turn it into U+FFFD).
+ */
+class Utf8Guard extends Transform {
+  private carry = Buffer.alloc(0);
+  private linesBefore = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    const bytes = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    const complete = bytes.length - incompleteTail(bytes);
+    const body = bytes.subarray(0, complete);
+    if (!isUtf8(body)) {
+      done(this.invalidAt(body));
+      return;
+    }
+    this.linesBefore += countNewlines(body);
+    this.carry = Buffer.from(bytes.subarray(complete));
+    done(null, body);
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.carry.length > 0) done(new InputError('the file is not valid UTF-8 (it ends inside a character)', this.linesBefore + 1));
+    else done();
+  }
+
+  private invalidAt(body: Buffer): InputError {
+    let lineStart = 0;
+    let line = this.linesBefore + 1;
+    for (let end = body.indexOf(NEWLINE); ; end = body.indexOf(NEWLINE, lineStart)) {
+      const stop = end === -1 ? body.length : end;
+      if (!isUtf8(body.subarray(lineStart, stop))) break;
+      if (end === -1) break;
+      lineStart = end + 1;
+      line++;
+    }
+    return new InputError('the file is not valid UTF-8 (save it as UTF-8)', line);
+  }
+}
+
+/** The bytes of a file (gunzipped when it ends in .gz), checked to be UTF-8. */
+export function openTextInput(file: string, options: InputOptions = {}): Readable {
+  const raw = createReadStream(file, { highWaterMark: 256 * 1024 });
+  if (options.onBytes !== undefined) {
+    const onBytes = options.onBytes;
+    raw.on('data', (chunk) => onBytes(chunk.length));
+  }
+  const guard = new Utf8Guard();
+  const forward = (error: Error) => guard.destroy(error);
+  raw.on('error', forward);
+  if (file.endsWith('.gz')) {
+    const gunzip = createGunzip();
+    gunzip.on('error', (error) => guard.destroy(new InputError(`cannot decompress: ${error.message}`)));
+    return raw.pipe(gunzip).pipe(guard);
+  }
+  return raw.pipe(guard);
+}
+
+/** Explains a file-system error in a publisher's words. */
+export function describeFileError(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'ENOENT') return 'the file does not exist';
+  if (code === 'EACCES') return 'the file cannot be read (permission denied)';
+  if (code === 'EISDIR') return 'this is a directory, not a file';
+  return (error as Error).message;
+}
