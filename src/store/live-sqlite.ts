@@ -41,6 +41,7 @@ export class LiveSqliteStores implements StoreProvider {
     try {
       this.watcher = watch(dataDir, () => this.refresh());
       this.watcher.on('error', () => {});
+      this.watcher.unref();
     } catch {
       this.watcher = undefined;
     }

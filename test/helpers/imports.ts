@@ -1,0 +1,39 @@
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { runImport } from '../../src/cli/import.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { LiveSqliteStores } from '../../src/store/live-sqlite.ts';
+import type { ImportConfig } from '../../src/config.ts';
+
+export const NATIVE_EXAMPLE = new URL('../../docs/examples/native/', import.meta.url).pathname.replace(/\/$/, '');
+
+export interface ImportRun {
+  code: number;
+  output: string[];
+  text: string;
+}
+
+/** Runs the `import` (or `validate`) command in-process, capturing what it prints. */
+export async function runCommand(command: 'import' | 'validate', dataDir: string, sources: string[], options: Partial<ImportConfig> = {}): Promise<ImportRun> {
+  const output: string[] = [];
+  const code = await runImport(command, { dataDir, sources, maxErrors: 50, strict: false, progress: 'none', ...options }, (line) => output.push(line));
+  return { code, output, text: output.join('\n') };
+}
+
+/** Copies the native example into `directory`, then overwrites or adds the given files (name → content). */
+export function nativeSourceDir(directory: string, files: Record<string, string | Buffer> = {}): string {
+  mkdirSync(directory, { recursive: true });
+  cpSync(NATIVE_EXAMPLE, directory, { recursive: true });
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(directory, name), content);
+  return directory;
+}
+
+/** An app serving whatever is published in `dataDir`, following new publishes. */
+export async function serveDataDir(dataDir: string): Promise<{ app: FastifyInstance; stores: LiveSqliteStores }> {
+  const quiet = { info: () => {}, error: () => {} };
+  const stores = new LiveSqliteStores(dataDir, quiet);
+  const app = await buildApp({ stores, logLevel: 'silent' });
+  await app.ready();
+  return { app, stores };
+}

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { organizationId } from '../../src/hsds/ids.ts';
+import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
+import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
+import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
+
+const example = (name: string): string => readFileSync(join(NATIVE_EXAMPLE, name), 'utf8');
+const ORGANIZATIONS = example('organizations.csv');
+const TERMS = example('taxonomy_terms.csv');
+const TAGS = example('organization_tags.csv');
+/** Line 7 of organizations.csv, after the header and the five example rows. */
+const appendOrganization = (row: string): string => `${ORGANIZATIONS}${row}\n`;
+
+interface ErrorCase {
+  label: string;
+  files: Record<string, string | Buffer>;
+  /** file:line [field]: reason, as printed. */
+  expected: RegExp;
+}
+
+const cases: ErrorCase[] = [
+  {
+    label: 'a missing required column',
+    files: { 'organizations.csv': ORGANIZATIONS.replace(',status,', ',state,') },
+    expected: /organizations\.csv:1 \[status\]: missing required column "status"/,
+  },
+  {
+    label: 'an unterminated quote',
+    files: { 'organizations.csv': appendOrganization('SPR-009,"Broken Name,published,,,,,,,,,,') },
+    expected: /organizations\.csv:\d+: malformed CSV: a quoted field is never closed \(unterminated quote\)/,
+  },
+  {
+    label: 'a row with the wrong number of columns',
+    files: { 'organizations.csv': appendOrganization('SPR-009,Too Many,published,,,,,,,,,,,extra') },
+    expected: /organizations\.csv:7: malformed CSV: Invalid Record Length: columns length is 13, got 14/,
+  },
+  {
+    label: 'bytes that are not UTF-8',
+    files: { 'organizations.csv': Buffer.concat([Buffer.from(ORGANIZATIONS), Buffer.from('SPR-009,Caf'), Buffer.from([0xe9]), Buffer.from(' Latin-1,published,,,,,,,,,,\n')]) },
+    expected: /organizations\.csv:7: the file is not valid UTF-8/,
+  },
+  {
+    label: 'an empty file',
+    files: { 'organization_tags.csv': '' },
+    expected: /organization_tags\.csv: the file is empty \(expected a header row\)/,
+  },
+  {
+    label: 'a duplicate native id',
+    files: { 'organizations.csv': appendOrganization('SPR-001,Second Food Bank,published,,,,,,,,,,') },
+    expected: /organizations\.csv:7 \[id\]: organization SPR-001 is defined twice \(first at .*organizations\.csv:2\)/,
+  },
+  {
+    label: 'a term whose parent does not exist',
+    files: { 'taxonomy_terms.csv': `${TERMS}city_services,legal,Legal Aid,,law,\n` },
+    expected: /taxonomy_terms\.csv:7 \[parent\]: taxonomy term city_services:legal names parent law, which does not exist/,
+  },
+  {
+    label: 'a parent cycle',
+    files: { 'taxonomy_terms.csv': `${TERMS}city_services,egg,Egg,,chicken,\ncity_services,chicken,Chicken,,egg,\n` },
+    expected: /taxonomy_terms\.csv:7 \[parent\]: taxonomy term city_services:egg is in a parent cycle/,
+  },
+  {
+    label: 'a tag naming an unknown term',
+    files: { 'organization_tags.csv': `${TAGS}SPR-001,city_services,legal\n` },
+    expected: /organization_tags\.csv:7 \[term_code\]: tag city_services:legal names no known taxonomy term/,
+  },
+  {
+    label: 'a tag naming an unknown organization',
+    files: { 'organization_tags.csv': `${TAGS}SPR-404,city_services,food\n` },
+    expected: /organization_tags\.csv:7 \[organization_id\]: names organization SPR-404, which is not in the input/,
+  },
+  {
+    label: 'an over-long field',
+    files: { 'organizations.csv': appendOrganization(`SPR-009,${'N'.repeat(600)},published,,,,,,,,,,`) },
+    expected: /organizations\.csv:7 \[name\]: is 600 characters long; the limit is 500/,
+  },
+  {
+    label: 'a status that is neither published nor unpublished',
+    files: { 'organizations.csv': appendOrganization('SPR-009,Maybe Org,draft,,,,,,,,,,') },
+    expected: /organizations\.csv:7 \[status\]: must be one of published, unpublished, got "draft"/,
+  },
+];
+
+describe('bad input: a located error, a non-zero exit, nothing published, the live dataset still served', () => {
+  const data = temporaryDirectory();
+  let liveSnapshot: string | undefined;
+  before(async () => {
+    assert.equal((await runCommand('import', data.path, [NATIVE_EXAMPLE])).code, 0);
+    liveSnapshot = currentSnapshotPath(data.path);
+  });
+  after(() => data.remove());
+
+  for (const { label, files, expected } of cases) {
+    it(`refuses ${label}`, async () => {
+      const sources = temporaryDirectory();
+      try {
+        const run = await runCommand('import', data.path, [nativeSourceDir(sources.path, files)]);
+        assert.equal(run.code, 1, run.text);
+        assert.match(run.text, expected);
+        assert.match(run.text, /Nothing was published; the live dataset is unchanged\./);
+        assert.equal(currentSnapshotPath(data.path), liveSnapshot);
+      } finally {
+        sources.remove();
+      }
+    });
+  }
+
+  it('still serves the live dataset afterwards', async () => {
+    const { app } = await serveDataDir(data.path);
+    try {
+      assert.equal((await getJson(app, `${API}/organizations`)).body.total_items, 4);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses a source that does not exist', async () => {
+    const run = await runCommand('import', data.path, [NATIVE_EXAMPLE, '/nonexistent/organizations.csv']);
+    assert.equal(run.code, 1);
+    assert.match(run.text, /\/nonexistent\/organizations\.csv: the file does not exist/);
+    assert.equal(currentSnapshotPath(data.path), liveSnapshot);
+  });
+
+  it('collects many errors in one run, across files, and stops at the limit', async () => {
+    const sources = temporaryDirectory();
+    try {
+      const files = {
+        'organizations.csv': appendOrganization(`SPR-001,Again,published,,,,,,,,,,\nSPR-010,${'N'.repeat(501)},published,,,,,,,,,,\nSPR-011,X,gone,,,,,,,,,,`),
+        'organization_tags.csv': `${TAGS}SPR-001,city_services,nope\n`,
+      };
+      const all = await runCommand('validate', data.path, [nativeSourceDir(sources.path, files)]);
+      assert.equal(all.code, 1);
+      assert.equal(all.output.filter((line) => line.startsWith('error: ')).length, 4, all.text);
+      assert.match(all.text, /Not publishable: 4 error\(s\), 0 warning\(s\)\./);
+      const limited = await runCommand('validate', data.path, [sources.path], { maxErrors: 2 });
+      assert.equal(limited.output.filter((line) => line.startsWith('error: ')).length, 2);
+      assert.match(limited.text, /stopped at the limit of 2; there may be more/);
+    } finally {
+      sources.remove();
+    }
+  });
+
+  it('accepts a byte-order mark', async () => {
+    const sources = temporaryDirectory();
+    try {
+      const run = await runCommand('validate', data.path, [nativeSourceDir(sources.path, { 'organizations.csv': `\uFEFF${ORGANIZATIONS}` })]);
+      assert.equal(run.code, 0, run.text);
+    } finally {
+      sources.remove();
+    }
+  });
+
+  it('drops an invalid email or URL with a warning, and publishes', async () => {
+    const target = temporaryDirectory();
+    const sources = temporaryDirectory();
+    try {
+      const organizations = ORGANIZATIONS.replace('info@food.springfield.example', 'info at food bank').replace('https://harborlight.example', 'harborlight dot example');
+      const run = await runCommand('import', target.path, [nativeSourceDir(sources.path, { 'organizations.csv': organizations })]);
+      assert.equal(run.code, 0, run.text);
+      assert.match(run.text, /warning: 1 × invalid email dropped, e\.g\.\n {2}.*organizations\.csv:2 \[email\]: "info at food bank" is not an email address; left out/);
+      assert.match(run.text, /warning: 1 × invalid URL dropped/);
+      const { app } = await serveDataDir(target.path);
+      const bank = await getJson(app, `${API}/organizations/${organizationId('SPR-001')}`);
+      assert.equal(bank.body.email, undefined);
+      assert.equal(bank.body.website, 'https://food.springfield.example');
+      await app.close();
+    } finally {
+      target.remove();
+      sources.remove();
+    }
+  });
+
+  it('counts warnings such as an NTEE code not in the list; --strict makes them fatal', async () => {
+    const sources = temporaryDirectory();
+    try {
+      const header = 'EIN,NAME,ICO,STREET,CITY,STATE,ZIP,SUBSECTION,ORGANIZATION,NTEE_CD,SORT_NAME';
+      writeFileSync(join(sources.path, 'eo_test.csv'), `${header}\n990000001,KNOWN CODE CLUB,,,,,,03,1,K31,\n990000002,UNKNOWN CODE CLUB,,,,,,03,1,ZZZ9,\n`);
+      const ntee = new URL('../../data/ntee/ntee_codes.csv', import.meta.url).pathname;
+      const lenient = await runCommand('validate', data.path, [ntee, sources.path]);
+      assert.equal(lenient.code, 0, lenient.text);
+      assert.match(lenient.text, /warning: 1 × NTEE code not in the NTEE list, e\.g\.\n {2}.*eo_test\.csv:3 \[NTEE_CD\]: "ZZZ9" is not an NTEE code/);
+      const strict = await runCommand('validate', data.path, [ntee, sources.path], { strict: true });
+      assert.equal(strict.code, 1);
+      assert.match(strict.text, /error: .*eo_test\.csv:3 \[NTEE_CD\]: "ZZZ9" is not an NTEE code; served without an NTEE tag \(a warning, fatal with --strict\)/);
+    } finally {
+      sources.remove();
+    }
+  });
+});
