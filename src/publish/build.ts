@@ -94,6 +94,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -65536;');
   db.exec(CREATE_TABLES);
   db.exec("ATTACH DATABASE '' AS staging");
+  db.exec(`PRAGMA main.cache_size = ${process.env.XMAIN ?? -65536}; PRAGMA staging.cache_size = ${process.env.XSTAGE ?? -2000};`);
   db.exec(STAGING_TABLES);
   const { taxonomies, termsByTaxonomy, termByKey } = renderVocabulary(input.taxonomies, input.terms, diagnostics);
 
@@ -222,20 +223,30 @@ function writeOrganizations(
 ): number {
   const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
   const insert = db.prepare('INSERT INTO organizations (position, id, external_id, json, detail_json) VALUES (?, ?, ?, ?, ?)');
-  db.exec('CREATE INDEX staging.organizations_order ON organizations (sort_key, external_id) WHERE published = 1');
-  // Linked tags and identifiers join in here, so no organization's links are ever held in memory with others.
+  // Links are gathered per organization first; both tables are keyed by native id, as organizations
+  // are, so the join below reads all three in step and only the final sort is by name. This keeps
+  // every read sequential, whatever the size of the input.
+  db.exec(`
+    CREATE TABLE staging.tag_lists (external_id TEXT PRIMARY KEY, tags TEXT NOT NULL) WITHOUT ROWID;
+    INSERT INTO staging.tag_lists
+      SELECT external_id, json_group_array(json_array(taxonomy, code, attribute_id) ORDER BY rowid) FROM staging.tags GROUP BY external_id;
+    CREATE TABLE staging.identifier_lists (external_id TEXT PRIMARY KEY, identifiers TEXT NOT NULL) WITHOUT ROWID;
+    INSERT INTO staging.identifier_lists
+      SELECT external_id, json_group_array(json(record) ORDER BY rowid) FROM staging.identifiers GROUP BY external_id;
+  `);
   const inServedOrder = db.prepare(`
-    SELECT o.record,
-      (SELECT json_group_array(json_array(t.taxonomy, t.code, t.attribute_id)) FROM staging.tags t WHERE t.external_id = o.external_id) AS tags,
-      (SELECT json_group_array(json(i.record)) FROM staging.identifiers i WHERE i.external_id = o.external_id) AS identifiers
-    FROM staging.organizations o WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
+    SELECT o.record, t.tags, i.identifiers FROM staging.organizations o
+      LEFT JOIN staging.tag_lists t ON t.external_id = o.external_id
+      LEFT JOIN staging.identifier_lists i ON i.external_id = o.external_id
+    WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
   let position = 0;
-  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string; identifiers: string }>) {
+  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string | null; identifiers: string | null }>) {
     const organization = JSON.parse(row.record) as OrganizationRecord;
-    const linkedTags = (JSON.parse(row.tags) as [string, string, string | null][]).map(
+    const linkedTags = (row.tags === null ? [] : (JSON.parse(row.tags) as [string, string, string | null][]).map(
       ([taxonomy, code, attributeId]): TagRecord => ({ taxonomy, code, attributeId: attributeId ?? undefined }),
-    );
-    const identifiers = [...organization.identifiers, ...(JSON.parse(row.identifiers) as OrganizationIdentifierRecord[])];
+    ));
+    const linkedIdentifiers = row.identifiers === null ? [] : (JSON.parse(row.identifiers) as OrganizationIdentifierRecord[]);
+    const identifiers = [...organization.identifiers, ...linkedIdentifiers];
     const record = { ...organization, identifiers: uniqueIdentifiers(identifiers) };
     const tags = resolveTags([...organization.tags, ...linkedTags], termByKey, input.impliedTags);
     const parent = organization.parentExternalId;

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { currentSnapshotPath, LOCK_FILE, snapshotsPath } from '../../src/store/snapshot-directory.ts';
+import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
+import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
+
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+
+/** Enough organizations that an import is still building when it is killed. */
+function largeSource(directory: string): string {
+  const rows = Array.from({ length: 150_000 }, (_, index) => `BIG-${index},Big Organization ${index},published,,A description long enough to take some time to write.,,,,,,,,`);
+  nativeSourceDir(directory);
+  writeFileSync(join(directory, 'organizations.csv'), `id,name,status,alternate_name,description,email,website,tax_status,tax_id,year_incorporated,legal_status,uri,parent_id\n${rows.join('\n')}\n`);
+  writeFileSync(join(directory, 'organization_tags.csv'), 'organization_id,taxonomy,term_code\n');
+  writeFileSync(join(directory, 'organization_identifiers.csv'), 'organization_id,scheme,type,identifier\n');
+  return directory;
+}
+
+describe('an import killed with SIGKILL', () => {
+  it('leaves the live dataset served and untouched, and the next import cleans up and works', async () => {
+    const data = temporaryDirectory();
+    const big = temporaryDirectory();
+    try {
+      assert.equal((await runCommand('import', data.path, [NATIVE_EXAMPLE])).code, 0);
+      const live = currentSnapshotPath(data.path);
+      const { app, stores } = await serveDataDir(data.path);
+      const importer = spawn(process.execPath, [CLI, 'import', '--progress', 'none', '--data-dir', data.path, largeSource(big.path)], { stdio: 'ignore' });
+      const exited = new Promise((resolve) => importer.on('exit', resolve));
+      const building = () => readdirSync(snapshotsPath(data.path)).some((name) => name.endsWith('.building'));
+      const deadline = Date.now() + 20_000;
+      while (!building() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.ok(building(), 'the import started building');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      importer.kill('SIGKILL');
+      await exited;
+
+      assert.equal(currentSnapshotPath(data.path), live);
+      assert.ok(existsSync(join(data.path, LOCK_FILE)), 'the killed import left its lock');
+      stores.refresh();
+      assert.equal((await getJson(app, `${API}/organizations`)).body.total_items, 4);
+
+      const next = await runCommand('import', data.path, [big.path]);
+      assert.equal(next.code, 0, next.text);
+      assert.ok(!building(), 'the leftover file was removed');
+      assert.ok(!existsSync(join(data.path, LOCK_FILE)));
+      stores.refresh();
+      assert.equal((await getJson(app, `${API}/organizations`)).body.total_items, 150_000);
+      await app.close();
+    } finally {
+      data.remove();
+      big.remove();
+    }
+  });
+});
