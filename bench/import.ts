@@ -11,6 +11,7 @@
  * Usage: node bench/import.ts [--organizations N] [--seed S] [--skip-default] [--skip-synthetic]
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 import {
   existsSync,
   mkdirSync,
@@ -100,7 +101,7 @@ function readPeakRss(pid: number): number | undefined {
 function runNode(args: string[]): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { cwd: REPO, stdio: ['ignore', 'inherit', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'inherit', 'pipe'] });
     currentChild = child;
     let peak: number | null = null;
     const sample = (): void => {
@@ -236,7 +237,7 @@ async function runScenario(
   const peakMiB = run.peakRssBytes === null ? null : run.peakRssBytes / MIB;
   return {
     name,
-    command: [process.execPath, ...command],
+    command: [process.execPath, ...NODE_FLAGS, ...command],
     organizations,
     ...run,
     organizationsPerSecond: ok ? organizations / run.wallSeconds : null,
