@@ -26,6 +26,8 @@ export interface TaxonomyTermRecord {
   termUri?: string;
   id?: string;
   at?: SourceLocation;
+  /** The source's name for the parent column, for messages (`parent_code` when not given). */
+  parentField?: string;
 }
 
 export type PublicationStatus = 'published' | 'unpublished';

@@ -36,13 +36,13 @@ function checkTermTree(terms: readonly TaxonomyTermRecord[], diagnostics: Diagno
       const parent = byKey.get(termKey(current.taxonomy, current.parentCode));
       if (parent === undefined) {
         if (current === term) {
-          diagnostics.error(where(term, 'parent'), `taxonomy term ${term.taxonomy}:${term.code} names parent ${term.parentCode}, which does not exist`);
+          diagnostics.error(where(term, term.parentField ?? 'parent_code'), `taxonomy term ${term.taxonomy}:${term.code} names parent ${term.parentCode}, which does not exist`);
         }
         broken.add(term);
         break;
       }
       if (seen.has(parent)) {
-        diagnostics.error(where(term, 'parent'), `taxonomy term ${term.taxonomy}:${term.code} is in a parent cycle`);
+        diagnostics.error(where(term, term.parentField ?? 'parent_code'), `taxonomy term ${term.taxonomy}:${term.code} is in a parent cycle`);
         broken.add(term);
         break;
       }

@@ -55,12 +55,12 @@ const cases: ErrorCase[] = [
   {
     label: 'a term whose parent does not exist',
     files: { 'taxonomy_terms.csv': `${TERMS}city_services,legal,Legal Aid,,law,\n` },
-    expected: /taxonomy_terms\.csv:7 \[parent\]: taxonomy term city_services:legal names parent law, which does not exist/,
+    expected: /taxonomy_terms\.csv:7 \[parent_code\]: taxonomy term city_services:legal names parent law, which does not exist/,
   },
   {
     label: 'a parent cycle',
     files: { 'taxonomy_terms.csv': `${TERMS}city_services,egg,Egg,,chicken,\ncity_services,chicken,Chicken,,egg,\n` },
-    expected: /taxonomy_terms\.csv:7 \[parent\]: taxonomy term city_services:egg is in a parent cycle/,
+    expected: /taxonomy_terms\.csv:7 \[parent_code\]: taxonomy term city_services:egg is in a parent cycle/,
   },
   {
     label: 'a tag naming an unknown term',

@@ -208,6 +208,7 @@ export function hsdsDatapackageSource(directory: string): Source {
         }
         // A parent_id naming no term is kept as given, for the build to report.
         record.parentCode = parent?.code ?? parentId;
+        record.parentField = 'parent_id';
       }
       terms.push(record);
       termsById.set(termId, { taxonomy: record.taxonomy, code: record.code });

@@ -60,7 +60,7 @@ export async function readOpenEligibilityTerms(file: string, context: ReadContex
       continue;
     }
     latestCodeOf.set(key, code);
-    terms.push({ taxonomy: taxonomy.code, code, name, description, parentCode, at: fields.at() });
+    terms.push({ taxonomy: taxonomy.code, code, name, description, parentCode, at: fields.at(), parentField: 'parent_id' });
   }
   return terms;
 }
