@@ -126,7 +126,8 @@ function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
     const option: OptionSpec = CONFIG_OPTIONS[name];
     const value = values[name];
     if (typeof value === 'boolean') return String(value);
-    return value ?? env[option.env] ?? option.default;
+    // An empty variable counts as unset, as in most tools.
+    return value ?? (env[option.env] || undefined) ?? option.default;
   };
   return { setting, positionals };
 }

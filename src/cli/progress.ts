@@ -46,6 +46,9 @@ function barStage(label: string, total: number): ProgressStage {
       clearOnComplete: false,
       stream: process.stderr,
       fps: 5,
+      // When a bar is asked for explicitly, draw it even where stderr is not a terminal.
+      noTTYOutput: true,
+      notTTYSchedule: 500,
     },
     { format: '', barCompleteChar: '#', barIncompleteChar: '-' },
   );
