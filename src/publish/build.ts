@@ -159,6 +159,7 @@ async function stageOrganizations(
   const firstRecord = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
   let read = 0;
   let published = 0;
+  const uuidIds = new Map<string, SourceLocation | undefined>();
   for await (const organization of input.organizations) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
     if (!organization.tags.every((tag) => checkTag(tag, { file: '(input)', ...organization.at, field: 'tags' }, termByKey, diagnostics))) continue;
@@ -176,6 +177,7 @@ async function stageOrganizations(
       continue;
     }
     if (isPublished) published++;
+    if (isUuid(key) && key[14] === '5') uuidIds.set(key, organization.at);
   }
   options.onProgress?.('read', read);
 
@@ -191,7 +193,27 @@ async function stageOrganizations(
   }
   db.exec('CREATE INDEX staging.tags_by_organization ON tags (external_id)');
   db.exec('CREATE INDEX staging.identifiers_by_organization ON identifiers (external_id)');
+  checkIdCollisions(db, uuidIds, diagnostics);
   return { published, unpublished: read - published };
+}
+
+/**
+ * A native id that is a version-5 UUID is served as is, so it could equal the id derived from another
+ * organization's native id. Only then are derived ids computed and compared (rarely: HSDS sources
+ * use random, version-4 UUIDs).
+ */
+function checkIdCollisions(db: DatabaseSync, uuidIds: ReadonlyMap<string, SourceLocation | undefined>, diagnostics: Diagnostics): void {
+  if (uuidIds.size === 0) return;
+  for (const { external_id: externalId } of db.prepare('SELECT external_id FROM staging.organizations').iterate() as Iterable<{ external_id: string }>) {
+    if (isUuid(externalId)) continue;
+    const derived = organizationId(externalId);
+    if (uuidIds.has(derived)) {
+      diagnostics.error(
+        { file: '(input)', ...uuidIds.get(derived), field: 'id' },
+        `id ${derived} is also the id this API derives for organization ${externalId}; give one of them another id`,
+      );
+    }
+  }
 }
 
 /** Links must name an organization of the dataset (published or not); a parent that is missing is only dropped. */

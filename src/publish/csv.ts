@@ -52,6 +52,7 @@ export function checkHeader(file: string, header: readonly string[], columns: Co
 export async function* readCsv(file: string, columns: Columns, diagnostics: Diagnostics, options: InputOptions = {}): AsyncGenerator<SourceRow> {
   let headerSeen = false;
   let usable = true;
+  let lastLine = 1;
   const skipped: { message: string; line: number | undefined }[] = [];
   const parser = parse({
     columns: (header: string[]) => {
@@ -64,8 +65,11 @@ export async function* readCsv(file: string, columns: Columns, diagnostics: Diag
     skip_empty_lines: true,
     skip_records_with_error: true,
     max_record_size: MAX_RECORD_BYTES,
-    on_skip: (error: (Error & { lines?: number }) | undefined) => {
-      if (error !== undefined) skipped.push({ message: describeCsvError(error), line: error.lines });
+    on_skip: (error: (Error & { code?: string; lines?: number }) | undefined) => {
+      if (error === undefined) return;
+      // The parser cannot find the next record after a runaway field: stop, and report it once.
+      if (error.code === 'CSV_MAX_RECORD_SIZE' || error.code === 'CSV_QUOTE_NOT_CLOSED') throw error;
+      skipped.push({ message: describeCsvError(error), line: error.lines });
     },
   });
   const input = openTextInput(file, options);
@@ -78,13 +82,19 @@ export async function* readCsv(file: string, columns: Columns, diagnostics: Diag
         diagnostics.error({ file, line: problem.line }, problem.message);
       }
       if (!usable) break;
+      lastLine = info.lines;
       yield { fields: record, line: info.lines };
     }
     for (const problem of skipped) diagnostics.error({ file, line: problem.line }, problem.message);
     if (!headerSeen) diagnostics.error({ file }, 'the file is empty (expected a header row)');
   } catch (error) {
+    for (const problem of skipped.splice(0)) diagnostics.error({ file, line: problem.line }, problem.message);
+    const code = (error as { code?: string }).code;
     if (error instanceof InputError) diagnostics.error({ file, line: error.line }, error.message);
-    else if ((error as { code?: string }).code?.startsWith('CSV_')) diagnostics.error({ file, line: (error as { lines?: number }).lines }, describeCsvError(error as Error));
+    else if (code === 'CSV_QUOTE_NOT_CLOSED' || code === 'CSV_MAX_RECORD_SIZE') {
+      // The parser only notices at the end of the file (or of its buffer); the record began after the last good one.
+      diagnostics.error({ file, line: lastLine + 1 }, `${describeCsvError(error as Error)}, in the record after line ${lastLine}`);
+    } else if (code?.startsWith('CSV_')) diagnostics.error({ file, line: (error as { lines?: number }).lines }, describeCsvError(error as Error));
     else if ((error as { syscall?: string }).syscall !== undefined) diagnostics.error({ file }, describeFileError(error));
     else throw error;
   } finally {

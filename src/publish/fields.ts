@@ -100,9 +100,14 @@ export class RowFields {
 
   /** One of a fixed set of values (case-insensitive). */
   oneOf<T extends string>(column: string, values: readonly T[]): T | undefined {
-    const value = this.optional(column, 'text')?.toLowerCase();
+    const raw = this.row.fields[column]?.trim() ?? '';
+    if (raw.length > FIELD_LIMITS.text) {
+      this.error(column, `must be one of ${values.join(', ')}`);
+      return undefined;
+    }
+    const value = raw.toLowerCase();
     const match = values.find((candidate) => candidate === value);
-    if (match === undefined) this.error(column, `must be one of ${values.join(', ')}, got "${this.row.fields[column] ?? ''}"`);
+    if (match === undefined) this.error(column, `must be one of ${values.join(', ')}, got "${raw}"`);
     return match;
   }
 }

@@ -42,7 +42,10 @@ export async function* readNdjson(file: string, columns: Columns, diagnostics: D
       }
       if (raw === null) fields[key] = '';
       else if (typeof raw === 'string') fields[key] = raw;
-      else if (typeof raw === 'number' || typeof raw === 'boolean') fields[key] = String(raw);
+      else if (typeof raw === 'number' && Number.isInteger(raw) && !Number.isSafeInteger(raw)) {
+        diagnostics.error({ file, line, field: key }, 'is a number too large to keep exactly; write it as a string');
+        ok = false;
+      } else if (typeof raw === 'number' || typeof raw === 'boolean') fields[key] = String(raw);
       else {
         diagnostics.error({ file, line, field: key }, 'must be a string, number, boolean or null');
         ok = false;

@@ -1,7 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DatasetKey } from '../store/sqlite-schema.ts';
+import { DatasetKey, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import {
   BUILDING_SUFFIX,
   LOCK_FILE,
@@ -32,23 +32,55 @@ function isRunning(pid: number): boolean {
   }
 }
 
-/** One import at a time per data directory; a lock left by a killed import is taken over. */
+function lockHolder(lock: string): number | undefined {
+  try {
+    const holder = Number(readFileSync(lock, 'utf8').trim());
+    return Number.isInteger(holder) && holder > 0 ? holder : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One import at a time per data directory; a lock left by a dead import (or left empty) is taken over. */
 function acquireLock(dataDir: string): () => void {
   const lock = join(dataDir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let descriptor: number;
     try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      return () => rmSync(lock, { force: true });
+      descriptor = openSync(lock, 'wx');
     } catch (error) {
       if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(lock, 'utf8'));
-      if (Number.isInteger(holder) && holder !== process.pid && isRunning(holder)) {
+      const holder = lockHolder(lock);
+      if (holder !== undefined && holder !== process.pid && isRunning(holder)) {
         throw new ImportBusy(`another import (process ${holder}) is publishing to ${dataDir}; try again when it has finished`);
       }
-      rmSync(lock, { force: true });
+      // Move the stale lock aside under a name of our own, so two imports cannot both take it over.
+      const aside = `${lock}.${process.pid}.stale`;
+      try {
+        renameSync(lock, aside);
+      } catch {
+        continue; // another import moved it first
+      }
+      const moved = lockHolder(aside);
+      if (moved !== undefined && moved !== holder && isRunning(moved)) {
+        // Between our look and our move, another import took the lock over: give it back.
+        renameSync(aside, lock);
+        throw new ImportBusy(`another import (process ${moved}) is publishing to ${dataDir}; try again when it has finished`);
+      }
+      rmSync(aside, { force: true });
+      continue;
     }
+    try {
+      writeFileSync(descriptor, String(process.pid));
+    } catch (error) {
+      closeSync(descriptor);
+      rmSync(lock, { force: true });
+      throw error;
+    }
+    closeSync(descriptor);
+    return () => rmSync(lock, { force: true });
   }
-  throw new ImportBusy(`could not take the import lock ${lock}`);
+  throw new ImportBusy(`could not take the import lock ${lock}; try again`);
 }
 
 function syncDirectory(directory: string): void {
@@ -60,6 +92,7 @@ function syncDirectory(directory: string): void {
   }
 }
 
+/** The version and publish time of a snapshot of the current format (undefined for any other file). */
 function snapshotInfo(file: string): { version: string; publishedAt: string } | undefined {
   try {
     const db = new DatabaseSync(file, { readOnly: true });
@@ -67,6 +100,7 @@ function snapshotInfo(file: string): { version: string; publishedAt: string } | 
       const value = (key: string) => (db.prepare('SELECT value FROM dataset WHERE key = ?').get(key) as { value: string } | undefined)?.value;
       const version = value(DatasetKey.version);
       const publishedAt = value(DatasetKey.publishedAt);
+      if (value(DatasetKey.format) !== String(SNAPSHOT_FORMAT)) return undefined;
       return version === undefined || publishedAt === undefined ? undefined : { version, publishedAt };
     } finally {
       db.close();

@@ -87,11 +87,13 @@ export function openTextInput(file: string, options: InputOptions = {}): Readabl
     raw.on('data', (chunk) => onBytes(chunk.length));
   }
   const guard = new Utf8Guard();
-  const forward = (error: Error) => guard.destroy(error);
-  raw.on('error', forward);
-  if (file.endsWith('.gz')) {
+  raw.on('error', (error) => guard.destroy(error));
+  // Whoever stops reading destroys the guard; that must close the file (and the decompressor) too.
+  guard.once('close', () => raw.destroy());
+  if (/\.gz$/i.test(file)) {
     const gunzip = createGunzip();
     gunzip.on('error', (error) => guard.destroy(new InputError(`cannot decompress: ${error.message}`)));
+    guard.once('close', () => gunzip.destroy());
     return raw.pipe(gunzip).pipe(guard);
   }
   return raw.pipe(guard);

@@ -24,9 +24,13 @@ export class SqliteStore implements Store {
 
   constructor(file: string) {
     this.db = new DatabaseSync(file, { readOnly: true });
-    const meta = new Map(
-      (this.db.prepare('SELECT key, value FROM dataset').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]),
-    );
+    let meta: Map<string, string>;
+    try {
+      meta = new Map((this.db.prepare('SELECT key, value FROM dataset').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
     if (meta.get(DatasetKey.format) !== String(SNAPSHOT_FORMAT)) {
       this.db.close();
       throw new Error(`${file} is not a snapshot of format ${SNAPSHOT_FORMAT} (built by another version?); delete it to rebuild`);

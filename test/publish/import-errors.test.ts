@@ -19,6 +19,8 @@ interface ErrorCase {
   files: Record<string, string | Buffer>;
   /** file:line [field]: reason, as printed. */
   expected: RegExp;
+  /** The only error printed. */
+  reportedOnce?: boolean;
 }
 
 const cases: ErrorCase[] = [
@@ -30,7 +32,7 @@ const cases: ErrorCase[] = [
   {
     label: 'an unterminated quote',
     files: { 'organizations.csv': appendOrganization('SPR-009,"Broken Name,published,,,,,,,,,,') },
-    expected: /organizations\.csv:\d+: malformed CSV: a quoted field is never closed \(unterminated quote\)/,
+    expected: /organizations\.csv:7: malformed CSV: a quoted field is never closed \(unterminated quote\), in the record after line 6/,
   },
   {
     label: 'a row with the wrong number of columns',
@@ -78,6 +80,21 @@ const cases: ErrorCase[] = [
     expected: /organizations\.csv:7 \[name\]: is 600 characters long; the limit is 500/,
   },
   {
+    label: 'a UUID id equal to the id derived for another organization',
+    files: { 'organizations.csv': appendOrganization(`${organizationId('SPR-001')},Impostor,published,,,,,,,,,,`) },
+    expected: /organizations\.csv:7 \[id\]: id [0-9a-f-]{36} is also the id this API derives for organization SPR-001/,
+  },
+  {
+    label: 'a stray quote early in a long file (reported once, where the record starts)',
+    files: {
+      'organizations.csv': appendOrganization(
+        `SPR-009,"Runaway,published,,,,,,,,,,\n${Array.from({ length: 30_000 }, (_, index) => `X-${index},Name ${index} with some padding text,published,,,,,,,,,,`).join('\n')}`,
+      ),
+    },
+    expected: /organizations\.csv:7: malformed CSV: .*, in the record after line 6/,
+    reportedOnce: true,
+  },
+  {
     label: 'a status that is neither published nor unpublished',
     files: { 'organizations.csv': appendOrganization('SPR-009,Maybe Org,draft,,,,,,,,,,') },
     expected: /organizations\.csv:7 \[status\]: must be one of published, unpublished, got "draft"/,
@@ -93,13 +110,14 @@ describe('bad input: a located error, a non-zero exit, nothing published, the li
   });
   after(() => data.remove());
 
-  for (const { label, files, expected } of cases) {
+  for (const { label, files, expected, reportedOnce } of cases) {
     it(`refuses ${label}`, async () => {
       const sources = temporaryDirectory();
       try {
         const run = await runCommand('import', data.path, [nativeSourceDir(sources.path, files)]);
         assert.equal(run.code, 1, run.text);
         assert.match(run.text, expected);
+        if (reportedOnce) assert.equal(run.output.filter((line) => line.startsWith('error: ')).length, 1, run.text);
         assert.match(run.text, /Nothing was published; the live dataset is unchanged\./);
         assert.equal(currentSnapshotPath(data.path), liveSnapshot);
       } finally {
@@ -114,6 +132,15 @@ describe('bad input: a located error, a non-zero exit, nothing published, the li
       assert.equal((await getJson(app, `${API}/organizations`)).body.total_items, 4);
     } finally {
       await app.close();
+    }
+  });
+
+  it('takes over a lock left empty or by a dead import', async () => {
+    const { writeFileSync: write } = await import('node:fs');
+    for (const content of ['', '0', '-1', '999999999']) {
+      write(join(data.path, 'import.lock'), content);
+      const run = await runCommand('import', data.path, [NATIVE_EXAMPLE]);
+      assert.equal(run.code, 0, `${JSON.stringify(content)}: ${run.text}`);
     }
   });
 

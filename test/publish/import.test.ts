@@ -136,6 +136,27 @@ describe('importing the native format', () => {
   });
 });
 
+describe('importing IRS files', () => {
+  it('applies bmf_code_values.csv to state files given as separate arguments, and reads .GZ in any case', async () => {
+    const directory = temporaryDirectory();
+    try {
+      const { copyFileSync } = await import('node:fs');
+      const data = new URL('../../data/', import.meta.url).pathname;
+      copyFileSync(join(data, 'irs-eo-bmf/eo_wy.csv.gz'), join(directory.path, 'EO_WY.CSV.GZ'));
+      const target = join(directory.path, 'published');
+      const run = await runCommand('import', target, [join(data, 'ntee/ntee_codes.csv'), join(directory.path, 'EO_WY.CSV.GZ'), join(data, 'irs-eo-bmf/bmf_code_values.csv')]);
+      assert.equal(run.code, 0, run.text);
+      const { app } = await serveDataDir(target);
+      const page = await getJson(app, `${API}/organizations?per_page=100`);
+      assert.ok(page.body.total_items > 5000);
+      assert.ok(page.body.contents.filter((organization: any) => organization.tax_status !== undefined).length > 90);
+      await app.close();
+    } finally {
+      directory.remove();
+    }
+  });
+});
+
 describe('importing an HSDS 3.0 tabular datapackage', () => {
   it('keeps the ids that are already UUIDs, and serves valid HSDS', async () => {
     const directory = temporaryDirectory();

@@ -82,7 +82,7 @@ async function* readOrganizations(
  * `bmf_code_values.csv` for tax statuses when it is among the files.
  */
 export function irsSource(path: string, files: readonly string[]): Source {
-  const codeValues = files.find((file) => file.endsWith(IRS_CODE_VALUES_FILE));
+  const codeValues = files.find((file) => file.toLowerCase().endsWith(IRS_CODE_VALUES_FILE));
   const stateFiles = files.filter((file) => file !== codeValues);
   return {
     kind: 'irs',

@@ -116,6 +116,17 @@ function resolveOne(argument: string, diagnostics: Diagnostics): Source[] {
   return sourceOfFiles(fileKind, path, [path]);
 }
 
+/**
+ * IRS files given separately are one source, so `bmf_code_values.csv` gives tax statuses to the
+ * state files whichever argument each came from.
+ */
+function mergeIrsSources(sources: Source[]): Source[] {
+  const irs = sources.filter((source) => source.kind === 'irs');
+  if (irs.length < 2) return sources;
+  const merged = irsSource(irs.map((source) => source.path).join(', '), irs.flatMap((source) => source.files));
+  return sources.filter((source) => source.kind !== 'irs' || source === irs[0]).map((source) => (source === irs[0] ? merged : source));
+}
+
 export function resolveSources(argumentsGiven: readonly string[], diagnostics: Diagnostics): Source[] {
-  return argumentsGiven.flatMap((argument) => resolveOne(argument, diagnostics));
+  return mergeIrsSources(argumentsGiven.flatMap((argument) => resolveOne(argument, diagnostics)));
 }
