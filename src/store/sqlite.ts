@@ -15,6 +15,7 @@ export class SqliteStore implements Store {
   private readonly statements: {
     organizations: StatementSync;
     organization: StatementSync;
+    organizationIdByNativeId: StatementSync;
     taxonomies: StatementSync;
     taxonomy: StatementSync;
     terms: StatementSync;
@@ -54,6 +55,7 @@ export class SqliteStore implements Store {
     this.statements = {
       organizations: this.db.prepare('SELECT json FROM organizations WHERE position >= ? AND position < ? ORDER BY position'),
       organization: this.db.prepare('SELECT detail_json AS json FROM organizations WHERE id = ?'),
+      organizationIdByNativeId: this.db.prepare('SELECT id AS json FROM organizations WHERE external_id = ?'),
       taxonomies: this.db.prepare('SELECT json FROM taxonomies WHERE position >= ? AND position < ? ORDER BY position'),
       taxonomy: this.db.prepare('SELECT json FROM taxonomies WHERE id = ?'),
       terms: this.db.prepare('SELECT json FROM taxonomy_terms WHERE position >= ? AND position < ? ORDER BY position'),
@@ -84,6 +86,10 @@ export class SqliteStore implements Store {
 
   async organization(id: string): Promise<string | undefined> {
     return SqliteStore.one(this.statements.organization, id);
+  }
+
+  async organizationIdByNativeId(nativeId: string): Promise<string | undefined> {
+    return SqliteStore.one(this.statements.organizationIdByNativeId, nativeId);
   }
 
   async taxonomies(range: PositionRange): Promise<Page> {

@@ -39,6 +39,8 @@ export interface Store {
   organizations(range: PositionRange): Promise<Page>;
   /** The full organization document by HSDS id. */
   organization(id: string): Promise<string | undefined>;
+  /** The HSDS id of the published organization with this native id (`external_identifier`). */
+  organizationIdByNativeId(nativeId: string): Promise<string | undefined>;
   taxonomies(range: PositionRange): Promise<Page>;
   taxonomy(id: string): Promise<string | undefined>;
   taxonomyTerms(filter: TaxonomyTermFilter, range: PositionRange): Promise<Page>;

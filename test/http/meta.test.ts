@@ -45,7 +45,8 @@ describe('root, OpenAPI and profile', () => {
     for (const [path, item] of Object.entries<any>(body.paths)) {
       assert.deepEqual(Object.keys(item), ['get'], path);
       const responses = Object.keys(item.get.responses);
-      if (path.endsWith('{id}')) assert.deepEqual(responses, ['200', '404'], path);
+      if (path === '/organizations/{id}') assert.deepEqual(responses, ['200', '308', '404'], path);
+      else if (path.endsWith('{id}')) assert.deepEqual(responses, ['200', '404'], path);
       else if (['/organizations', '/taxonomies', '/taxonomy_terms'].includes(path)) assert.deepEqual(responses, ['200', '400'], path);
       else assert.deepEqual(responses, ['200'], path);
       for (const code of responses.filter((code) => code !== '200')) {

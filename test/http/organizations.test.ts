@@ -86,12 +86,20 @@ describe('organizations', () => {
     assert.equal(orphan.body.parent_organization_id, undefined);
   });
 
+  it('redirects a native id to the canonical URL (308), keeping the query', async () => {
+    const response = await test().app.inject({ method: 'GET', url: `${API}/organizations/NAT-001?x=1` });
+    assert.equal(response.statusCode, 308);
+    assert.equal(response.headers.location, `http://localhost${API}/organizations/${organizationId('NAT-001')}?x=1`);
+    assert.equal((await getJson(test().app, `${API}/organizations/NAT-404`)).status, 404);
+  });
+
   describe('an unpublished organization is invisible everywhere', () => {
     it('is not found by id', async () => {
       for (const organization of unpublishedOrganizations) {
         const { status, body } = await getJson(test().app, `${API}/organizations/${organizationId(organization.externalId)}`);
         assert.equal(status, 404);
         assert.equal(body.status, 404);
+        assert.equal((await getJson(test().app, `${API}/organizations/${encodeURIComponent(organization.externalId)}`)).status, 404, 'nor by native id');
       }
     });
 

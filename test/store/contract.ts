@@ -38,6 +38,12 @@ export function describeStoreContract(backend: string, open: (input: DatasetInpu
       assert.equal(await store.organization('not-an-id'), undefined);
     });
 
+    it('finds the id of a published organization by its native id', async () => {
+      assert.equal(await store.organizationIdByNativeId('NAT-001'), organizationId('NAT-001'));
+      assert.equal(await store.organizationIdByNativeId(unpublishedOrganizations[0]!.externalId), undefined);
+      assert.equal(await store.organizationIdByNativeId('nat-001'), undefined, 'native ids are exact');
+    });
+
     it('pages taxonomies and terms, filtered by taxonomy', async () => {
       assert.deepEqual((await store.taxonomies({ first: 1, count: 10 })).items.map((json) => JSON.parse(json).code), ['Colors', 'things']);
       const colors = await store.taxonomyTerms({ taxonomyId: taxonomyId('Colors') }, { first: 2, count: 2 });

@@ -17,6 +17,11 @@ export interface ByIdRoute {
   /** What is looked up, for the 404 wording, e.g. "published organization". */
   noun: string;
   find: (store: Store, id: string) => Promise<string | undefined>;
+  /**
+   * Resolves a native id given in place of the UUID. The answer is a permanent redirect to the
+   * canonical URL, so caches hold one copy of each document.
+   */
+  findIdByNativeId?: (store: Store, nativeId: string) => Promise<string | undefined>;
 }
 
 /** A single-document route: a UUID in the path, the stored JSON, or a 404 (a malformed id too). */
@@ -31,12 +36,22 @@ export function getById(app: TypeboxApp, route: ByIdRoute): void {
         params: IdParams,
         response: {
           200: Type.Ref(route.schemaId),
+          ...(route.findIdByNativeId === undefined
+            ? {}
+            : { 308: { description: 'The path named a native id: `Location` is the canonical URL, by HSDS id.', type: 'null' } }),
           404: problemResponse(`No ${route.noun} has this id (or the id is not a UUID).`),
         },
       },
     },
     async (request, reply) => {
       const id = canonicalUuid(request.params.id);
+      if (id === undefined && route.findIdByNativeId !== undefined) {
+        const canonicalId = await route.findIdByNativeId(request.store, request.params.id);
+        if (canonicalId !== undefined) {
+          const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+          return reply.redirect(`${request.apiUrl(route.url.replace(':id', canonicalId))}${query}`, 308);
+        }
+      }
       const document = id === undefined ? undefined : await route.find(request.store, id);
       if (document === undefined) return notFound(reply, `No ${route.noun} has id "${request.params.id}".`);
       return sendJson(reply, document);

@@ -19,10 +19,11 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     url: '/organizations/:id',
     tags,
     operationId: 'getOrganizationById',
-    summary: 'One published organization, with attributes and identifiers',
+    summary: 'One published organization, with attributes and identifiers; a native id (e.g. an EIN) redirects to it',
     schemaId: 'Organization',
     noun: 'published organization',
     find: (store, id) => store.organization(id),
+    findIdByNativeId: (store, nativeId) => store.organizationIdByNativeId(nativeId),
   });
 };
 
