@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isUuid, organizationId } from '../hsds/ids.ts';
@@ -8,6 +8,7 @@ import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
 import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { Diagnostics, formatLocation } from './diagnostics.ts';
+import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
 import { renderVocabulary, termKey } from './vocabulary.ts';
 
@@ -69,23 +70,14 @@ export async function buildSnapshot(input: DatasetInput, target: string, options
   try {
     const result = await writeSnapshot(db, input, options);
     db.close();
+    // The build writes without journal or syncs, for speed; one fsync at the end makes the file durable.
     if (options.dryRun) rmSync(target, { force: true });
-    else syncFile(target);
+    else syncPath(target);
     return result;
   } catch (error) {
     if (db.isOpen) db.close();
     rmSync(target, { force: true });
     throw error;
-  }
-}
-
-/** The build writes without journal or syncs, for speed; one fsync at the end makes the file durable. */
-function syncFile(file: string): void {
-  const descriptor = openSync(file, 'r');
-  try {
-    fsyncSync(descriptor);
-  } finally {
-    closeSync(descriptor);
   }
 }
 

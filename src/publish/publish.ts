@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
@@ -11,6 +11,7 @@ import {
   snapshotsPath,
 } from '../store/snapshot-directory.ts';
 import { buildSnapshot } from './build.ts';
+import { syncPath } from './durable.ts';
 import type { BuildOptions, BuildResult } from './build.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 
@@ -41,6 +42,9 @@ function lockHolder(lock: string): number | undefined {
   }
 }
 
+const busy = (holder: number, dataDir: string): ImportBusy =>
+  new ImportBusy(`another import (process ${holder}) is publishing to ${dataDir}; try again when it has finished`);
+
 /** One import at a time per data directory; a lock left by a dead import (or left empty) is taken over. */
 function acquireLock(dataDir: string): () => void {
   const lock = join(dataDir, LOCK_FILE);
@@ -52,7 +56,7 @@ function acquireLock(dataDir: string): () => void {
       if ((error as { code?: string }).code !== 'EEXIST') throw error;
       const holder = lockHolder(lock);
       if (holder !== undefined && holder !== process.pid && isRunning(holder)) {
-        throw new ImportBusy(`another import (process ${holder}) is publishing to ${dataDir}; try again when it has finished`);
+        throw busy(holder, dataDir);
       }
       // Move the stale lock aside under a name of our own, so two imports cannot both take it over.
       const aside = `${lock}.${process.pid}.stale`;
@@ -65,7 +69,7 @@ function acquireLock(dataDir: string): () => void {
       if (moved !== undefined && moved !== holder && isRunning(moved)) {
         // Between our look and our move, another import took the lock over: give it back.
         renameSync(aside, lock);
-        throw new ImportBusy(`another import (process ${moved}) is publishing to ${dataDir}; try again when it has finished`);
+        throw busy(moved, dataDir);
       }
       rmSync(aside, { force: true });
       continue;
@@ -81,15 +85,6 @@ function acquireLock(dataDir: string): () => void {
     return () => rmSync(lock, { force: true });
   }
   throw new ImportBusy(`could not take the import lock ${lock}; try again`);
-}
-
-function syncDirectory(directory: string): void {
-  const descriptor = openSync(directory, 'r');
-  try {
-    fsyncSync(descriptor);
-  } finally {
-    closeSync(descriptor);
-  }
 }
 
 /** The version and publish time of a snapshot of the current format (undefined for any other file). */
@@ -114,11 +109,9 @@ function snapshotInfo(file: string): { version: string; publishedAt: string } | 
 function switchPointer(dataDir: string, name: string): void {
   const temporary = join(dataDir, `${POINTER_FILE}.${process.pid}.tmp`);
   writeFileSync(temporary, `${name}\n`);
-  const descriptor = openSync(temporary, 'r');
-  fsyncSync(descriptor);
-  closeSync(descriptor);
+  syncPath(temporary);
   renameSync(temporary, join(dataDir, POINTER_FILE));
-  syncDirectory(dataDir);
+  syncPath(dataDir);
 }
 
 /**
@@ -163,7 +156,7 @@ export async function publishDataset(
     }
     const name = `${timestampForName(result.publishedAt)}-${result.version}${SNAPSHOT_SUFFIX}`;
     renameSync(building, join(directory, name));
-    syncDirectory(directory);
+    syncPath(directory);
     switchPointer(dataDir, name);
     collectGarbage(dataDir, [name, previous]);
     return { ...result, changed: true, snapshot: join(directory, name) };

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
+import { organizationDetails } from './native.ts';
 import { describeFileError } from '../text-input.ts';
 import type { Columns } from '../csv.ts';
 import type { Diagnostic, Diagnostics } from '../diagnostics.ts';
@@ -232,16 +233,7 @@ export function hsdsDatapackageSource(directory: string): Source {
         externalId: canonicalId(row.required('id', 'id')),
         // HSDS has no publication status: every organization given is published.
         status: 'published',
-        name: row.required('name', 'name'),
-        alternateName: row.optional('alternate_name', 'name'),
-        description: row.optional('description', 'description'),
-        email: row.email('email'),
-        website: row.url('website'),
-        taxStatus: row.optional('tax_status', 'text'),
-        taxId: row.optional('tax_id', 'text'),
-        yearIncorporated: row.year('year_incorporated'),
-        legalStatus: row.optional('legal_status', 'text'),
-        uri: row.url('uri'),
+        ...organizationDetails(row),
         parentExternalId: parent === undefined ? undefined : canonicalId(parent),
         identifiers: [],
         tags: [],

@@ -84,21 +84,28 @@ async function* terms(files: readonly string[], context: ReadContext): AsyncGene
   }
 }
 
+/** The organization columns that the native format shares with the HSDS `organizations` table. */
+export function organizationDetails(row: RowFields) {
+  return {
+    name: row.required('name', 'name'),
+    alternateName: row.optional('alternate_name', 'name'),
+    description: row.optional('description', 'description'),
+    email: row.email('email'),
+    website: row.url('website'),
+    taxStatus: row.optional('tax_status', 'text'),
+    taxId: row.optional('tax_id', 'text'),
+    yearIncorporated: row.year('year_incorporated'),
+    legalStatus: row.optional('legal_status', 'text'),
+    uri: row.url('uri'),
+  };
+}
+
 async function* organizations(files: readonly string[], context: ReadContext): AsyncGenerator<OrganizationRecord> {
   for await (const row of rowsOf(files, 'organizations', context)) {
     const record: OrganizationRecord = {
       externalId: row.required('id', 'id'),
       status: row.oneOf('status', STATUSES) ?? 'unpublished',
-      name: row.required('name', 'name'),
-      alternateName: row.optional('alternate_name', 'name'),
-      description: row.optional('description', 'description'),
-      email: row.email('email'),
-      website: row.url('website'),
-      taxStatus: row.optional('tax_status', 'text'),
-      taxId: row.optional('tax_id', 'text'),
-      yearIncorporated: row.year('year_incorporated'),
-      legalStatus: row.optional('legal_status', 'text'),
-      uri: row.url('uri'),
+      ...organizationDetails(row),
       parentExternalId: row.optional('parent_id', 'id'),
       identifiers: [],
       tags: [],
