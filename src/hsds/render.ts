@@ -61,10 +61,17 @@ export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonom
   return { id, code: record.code, name: record.name, taxonomy, object };
 }
 
-/** The single-term form: the term plus its full taxonomy object. */
-export function termDetailJson(term: RenderedTerm): string {
-  return JSON.stringify({ ...term.object, taxonomy_detail: term.taxonomy.object });
+/**
+ * A term as the term endpoints serve it: with `children_count` (terms whose parent it is), and in its
+ * single-term form also with its full taxonomy object. Terms nested in organizations stay compact.
+ */
+export function renderServedTerm(term: RenderedTerm, childrenCount: number): { listJson: string; detailJson: string } {
+  const object = { ...term.object, children_count: childrenCount };
+  return { listJson: JSON.stringify(object), detailJson: JSON.stringify({ ...object, taxonomy_detail: term.taxonomy.object }) };
 }
+
+/** Adds `last_modified` as the last key of a rendered organization (list or full form). */
+export const withLastModified = (json: string, lastModified: string): string => `${json.slice(0, -1)},"last_modified":${JSON.stringify(lastModified)}}`;
 
 export interface RenderedOrganization {
   id: string;

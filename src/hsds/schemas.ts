@@ -31,10 +31,18 @@ const termProperties = {
   term_uri: Type.Optional(Type.String({ format: 'uri' })),
 };
 
-export const TaxonomyTerm = Type.Object(termProperties, { $id: 'TaxonomyTerm', title: 'taxonomy_term' });
+const servedTermProperties = {
+  ...termProperties,
+  children_count: Type.Integer({ minimum: 0, description: 'How many terms have this one as parent; list them with `/taxonomy_terms?parent_id=`.' }),
+};
+
+/** A term nested in an organization's attribute: without `children_count`. */
+export const NestedTaxonomyTerm = Type.Object(termProperties, { $id: 'NestedTaxonomyTerm', title: 'taxonomy_term (nested)' });
+
+export const TaxonomyTerm = Type.Object(servedTermProperties, { $id: 'TaxonomyTerm', title: 'taxonomy_term' });
 
 export const TaxonomyTermDetail = Type.Object(
-  { ...termProperties, taxonomy_detail: Type.Ref('Taxonomy') },
+  { ...servedTermProperties, taxonomy_detail: Type.Ref('Taxonomy') },
   { $id: 'TaxonomyTermDetail', title: 'taxonomy_term with taxonomy_detail' },
 );
 
@@ -66,7 +74,14 @@ const organizationProperties = {
   classifications: Type.Array(Classification),
 };
 
-export const OrganizationListItem = Type.Object(organizationProperties, {
+const lastModified = {
+  last_modified: Type.String({
+    format: 'date-time',
+    description: 'When this server first published the organization as it is now (any change to its document counts). See `modified_after`.',
+  }),
+};
+
+export const OrganizationListItem = Type.Object({ ...organizationProperties, ...lastModified }, {
   $id: 'OrganizationListItem',
   title: 'organization (list item)',
 });
@@ -76,7 +91,7 @@ const Attribute = Type.Object({
   link_id: Uuid('The organization.'),
   link_entity: Type.Literal('organization'),
   taxonomy_term_id: Uuid('The term.'),
-  taxonomy_term: Type.Ref('TaxonomyTerm'),
+  taxonomy_term: Type.Ref('NestedTaxonomyTerm'),
 });
 
 const OrganizationIdentifier = Type.Object({
@@ -92,8 +107,9 @@ export const Organization = Type.Object(
     ...organizationProperties,
     attributes: Type.Array(Attribute, { description: 'The tags in the standard HSDS form, one per classification.' }),
     organization_identifiers: Type.Array(OrganizationIdentifier),
+    ...lastModified,
   },
   { $id: 'Organization', title: 'organization' },
 );
 
-export const documentSchemas = [Taxonomy, TaxonomyTerm, TaxonomyTermDetail, OrganizationListItem, Organization];
+export const documentSchemas = [Taxonomy, NestedTaxonomyTerm, TaxonomyTerm, TaxonomyTermDetail, OrganizationListItem, Organization];

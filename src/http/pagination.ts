@@ -1,19 +1,22 @@
 import type { FastifyRequest } from 'fastify';
-import { ParameterError } from './problem.ts';
-import { DEFAULT_PER_PAGE, PAGING_RULES } from './schemas.ts';
+import { integerParameter } from './query.ts';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './schemas.ts';
 import type { Page, PositionRange } from '../store/store.ts';
+
+export const PAGING_PARAMETERS = {
+  page: integerParameter(1, Number.MAX_SAFE_INTEGER, 1, 'Page number, from 1. A page past the last is empty.'),
+  per_page: integerParameter(1, MAX_PER_PAGE, DEFAULT_PER_PAGE, `Items per page, 1 to ${MAX_PER_PAGE}.`),
+};
 
 export interface Paging {
   page: number;
   perPage: number;
 }
 
-export interface PagingQueryValues {
-  page?: number;
-  per_page?: number;
-}
-
-export const pagingOf = (query: PagingQueryValues): Paging => ({ page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE });
+export const pagingOf = (parameters: Record<string, unknown>): Paging => ({
+  page: (parameters.page as number | undefined) ?? 1,
+  perPage: (parameters.per_page as number | undefined) ?? DEFAULT_PER_PAGE,
+});
 
 export const positionRange = ({ page, perPage }: Paging): PositionRange => ({ first: (page - 1) * perPage + 1, count: perPage });
 
@@ -55,20 +58,4 @@ export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page
     empty: page.items.length === 0,
   });
   return `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`;
-}
-
-const DECIMAL = /^[0-9]+$/;
-
-/**
- * Paging values must be plain decimal digits. Schema coercion alone would take `1e1`, `+5` or
- * `0x10` as numbers; this runs first, on the raw strings.
- */
-export async function rejectNonDecimalPaging(request: FastifyRequest): Promise<void> {
-  const query = request.query as Record<string, unknown>;
-  for (const name of ['page', 'per_page']) {
-    const value = query[name];
-    if (value !== undefined && !(typeof value === 'string' && DECIMAL.test(value))) {
-      throw new ParameterError(name, PAGING_RULES[name]!);
-    }
-  }
 }

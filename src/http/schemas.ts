@@ -6,21 +6,6 @@ import type { TSchema } from 'typebox';
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
 
-/** How a bad paging value is explained to the caller. */
-export const PAGING_RULES: Record<string, string> = {
-  page: `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`,
-  per_page: `must be an integer from 1 to ${MAX_PER_PAGE}`,
-};
-
-export const PagingQuery = {
-  page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 1, description: 'Page number, from 1.' }),
-  ),
-  per_page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_PER_PAGE, default: DEFAULT_PER_PAGE, description: `Items per page, 1 to ${MAX_PER_PAGE}.` }),
-  ),
-};
-
 export const Problem = Type.Object(
   {
     type: Type.String({ format: 'uri-reference', description: 'Identifies the kind of problem; `about:blank` for plain HTTP errors.' }),
@@ -50,8 +35,8 @@ const Links = Type.Object(
   { description: 'Absolute URLs that keep the other query parameters of the request.' },
 );
 
-/** The HSDS page envelope around items of `itemSchemaId`. */
-export const pageOf = (itemSchemaId: string, description: string): TSchema =>
+/** The HSDS page envelope around items of the `item` schema. */
+export const pageOf = (item: TSchema): TSchema =>
   Type.Object(
     {
       total_items: Type.Integer({ description: 'Items in the whole list.' }),
@@ -61,10 +46,10 @@ export const pageOf = (itemSchemaId: string, description: string): TSchema =>
       first_page: Type.Boolean(),
       last_page: Type.Boolean(),
       empty: Type.Boolean({ description: 'True when this page has no items.' }),
-      contents: Type.Array(Type.Ref(itemSchemaId)),
+      contents: Type.Array(item),
       links: Links,
     },
-    { description },
+    { description: 'One page of the list, in the HSDS envelope, with links to other pages.' },
   );
 
 export const Root = Type.Object({

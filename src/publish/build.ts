@@ -3,14 +3,17 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isUuid, organizationId } from '../hsds/ids.ts';
-import { renderOrganization, termDetailJson } from '../hsds/render.ts';
-import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
+import { renderServedTerm } from '../hsds/render.ts';
+import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
 import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
+import { PreviousVersions } from './previous-versions.ts';
+import { STAGING_TABLES, stagingKey } from './staging.ts';
 import { renderVocabulary, termKey } from './vocabulary.ts';
+import { writeOrganizations } from './write-organizations.ts';
 
 /** The input has errors (listed in `diagnostics`); nothing was written. */
 export class InvalidDataset extends Error {
@@ -40,6 +43,8 @@ export interface BuildOptions {
   now?: () => Date;
   /** Check everything, write nothing: the file at `target` is neither created nor touched. */
   dryRun?: boolean;
+  /** The live snapshot, if any: organizations unchanged since it keep their `last_modified`. */
+  previousSnapshot?: string;
 }
 
 const PROGRESS_EVERY = 10_000;
@@ -48,16 +53,6 @@ const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 /** Organizations are served by name (case-insensitive, by code point), then by native id. */
 const organizationSortKey = (name: string): string => name.normalize('NFKC').toLowerCase();
 
-/** Native ids that are UUIDs name the same organization in any letter case. */
-const stagingKey = (externalId: string): string => (isUuid(externalId) ? externalId.toLowerCase() : externalId);
-
-const STAGING_TABLES = `
-  CREATE TABLE staging.organizations (
-    external_id TEXT PRIMARY KEY, sort_key TEXT NOT NULL, published INTEGER NOT NULL, parent TEXT, record TEXT NOT NULL
-  ) WITHOUT ROWID;
-  CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, at TEXT);
-  CREATE TABLE staging.identifiers (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT);
-`;
 
 /**
  * Builds a complete snapshot file at `target` (which must not exist yet), checking the input as it
@@ -101,34 +96,77 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   }
 
   const hash = createHash('sha256');
-  const insertTaxonomy = db.prepare('INSERT INTO taxonomies (position, id, code, term_count, json) VALUES (?, ?, ?, ?, ?)');
-  const insertTerm = db.prepare(
-    'INSERT INTO taxonomy_terms (position, id, taxonomy_position, position_in_taxonomy, json, detail_json) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  let termPosition = 0;
-  taxonomies.forEach((taxonomy, index) => {
-    const terms = termsByTaxonomy.get(taxonomy.code)!;
-    const json = JSON.stringify(taxonomy.object);
-    hash.update(json).update('\n');
-    insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json);
-    terms.forEach((term, termIndex) => {
-      const detailJson = termDetailJson(term);
-      hash.update(detailJson).update('\n');
-      insertTerm.run(++termPosition, term.id, index + 1, termIndex + 1, JSON.stringify(term.object), detailJson);
+  const publishedAt = (options.now?.() ?? new Date()).toISOString();
+  const { termPositions, taxonomyPositions } = writeVocabulary(db, taxonomies, termsByTaxonomy, hash);
+  const previous = new PreviousVersions(options.previousSnapshot);
+  let published: number;
+  try {
+    published = writeOrganizations(db, {
+      input,
+      termByKey,
+      termPositions,
+      taxonomyPositions,
+      previous,
+      publishedAt,
+      hash,
+      onProgress: (written) => options.onProgress?.('write', written, staged.published),
     });
-  });
-  const published = writeOrganizations(db, input, termByKey, staged.published, hash, options);
+  } finally {
+    previous.close();
+  }
   db.exec('COMMIT');
   db.exec('DETACH DATABASE staging');
   db.exec(CREATE_INDEXES);
 
   const version = hash.digest('hex').slice(0, 16);
-  const publishedAt = (options.now?.() ?? new Date()).toISOString();
   const setMeta = db.prepare('INSERT INTO dataset (key, value) VALUES (?, ?)');
   setMeta.run(DatasetKey.format, String(SNAPSHOT_FORMAT));
   setMeta.run(DatasetKey.version, version);
   setMeta.run(DatasetKey.publishedAt, publishedAt);
   return { version, publishedAt, organizations: published, ...counts };
+}
+
+/** Taxonomies and terms in served order, with their search text; returns their positions. */
+function writeVocabulary(
+  db: DatabaseSync,
+  taxonomies: readonly RenderedTaxonomy[],
+  termsByTaxonomy: ReadonlyMap<string, readonly RenderedTerm[]>,
+  hash: ReturnType<typeof createHash>,
+) {
+  const insertTaxonomy = db.prepare('INSERT INTO taxonomies (position, id, code, term_count, json) VALUES (?, ?, ?, ?, ?)');
+  const insertTerm = db.prepare(
+    'INSERT INTO taxonomy_terms (position, id, code, taxonomy_position, position_in_taxonomy, parent_position, json, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertTaxonomyText = db.prepare('INSERT INTO taxonomies_text (rowid, code, name, description) VALUES (?, ?, ?, ?)');
+  const insertTermText = db.prepare('INSERT INTO taxonomy_terms_text (rowid, code, name, description) VALUES (?, ?, ?, ?)');
+  const termPositions = new Map<string, number>();
+  const taxonomyPositions = new Map<string, number>();
+  const childrenCounts = new Map<string, number>();
+  for (const taxonomy of taxonomies) {
+    for (const term of termsByTaxonomy.get(taxonomy.code)!) {
+      termPositions.set(term.id, termPositions.size + 1);
+      const parentId = term.object.parent_id as string | undefined;
+      if (parentId !== undefined) childrenCounts.set(parentId, (childrenCounts.get(parentId) ?? 0) + 1);
+    }
+  }
+  taxonomies.forEach((taxonomy, index) => {
+    const terms = termsByTaxonomy.get(taxonomy.code)!;
+    const json = JSON.stringify(taxonomy.object);
+    hash.update(json).update('\n');
+    taxonomyPositions.set(taxonomy.code, index + 1);
+    insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json);
+    insertTaxonomyText.run(index + 1, taxonomy.code, taxonomy.object.name as string, taxonomy.object.description as string);
+    terms.forEach((term, termIndex) => {
+      const served = renderServedTerm(term, childrenCounts.get(term.id) ?? 0);
+      hash.update(served.detailJson).update('\n');
+      const position = termPositions.get(term.id)!;
+      const parentId = term.object.parent_id as string | undefined;
+      const parentPosition = parentId === undefined ? null : termPositions.get(parentId)!;
+      insertTerm.run(position, term.id, term.code, index + 1, termIndex + 1, parentPosition, served.listJson, served.detailJson);
+      insertTermText.run(position, term.code, term.name, term.object.description as string);
+    });
+  });
+  return { termPositions, taxonomyPositions };
 }
 
 const locationText = (at: SourceLocation | undefined): string | null => (at === undefined ? null : JSON.stringify(at));
@@ -225,76 +263,4 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
     const at = (JSON.parse(row.record) as OrganizationRecord).at;
     diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
   }
-}
-
-function writeOrganizations(
-  db: DatabaseSync,
-  input: DatasetInput,
-  termByKey: ReadonlyMap<string, RenderedTerm>,
-  total: number,
-  hash: ReturnType<typeof createHash>,
-  options: BuildOptions,
-): number {
-  const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
-  const insert = db.prepare('INSERT INTO organizations (position, id, external_id, json, detail_json) VALUES (?, ?, ?, ?, ?)');
-  // Links are gathered per organization first; both tables are keyed by native id, as organizations
-  // are, so the join below reads all three in step and only the final sort is by name. This keeps
-  // every read sequential, whatever the size of the input.
-  db.exec(`
-    CREATE TABLE staging.tag_lists (external_id TEXT PRIMARY KEY, tags TEXT NOT NULL) WITHOUT ROWID;
-    INSERT INTO staging.tag_lists
-      SELECT external_id, json_group_array(json_array(taxonomy, code, attribute_id) ORDER BY rowid) FROM staging.tags GROUP BY external_id;
-    CREATE TABLE staging.identifier_lists (external_id TEXT PRIMARY KEY, identifiers TEXT NOT NULL) WITHOUT ROWID;
-    INSERT INTO staging.identifier_lists
-      SELECT external_id, json_group_array(json(record) ORDER BY rowid) FROM staging.identifiers GROUP BY external_id;
-  `);
-  const inServedOrder = db.prepare(`
-    SELECT o.record, t.tags, i.identifiers FROM staging.organizations o
-      LEFT JOIN staging.tag_lists t ON t.external_id = o.external_id
-      LEFT JOIN staging.identifier_lists i ON i.external_id = o.external_id
-    WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
-  let position = 0;
-  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string | null; identifiers: string | null }>) {
-    const organization = JSON.parse(row.record) as OrganizationRecord;
-    const linkedTags = (row.tags === null ? [] : (JSON.parse(row.tags) as [string, string, string | null][]).map(
-      ([taxonomy, code, attributeId]): TagRecord => ({ taxonomy, code, attributeId: attributeId ?? undefined }),
-    ));
-    const linkedIdentifiers = row.identifiers === null ? [] : (JSON.parse(row.identifiers) as OrganizationIdentifierRecord[]);
-    const identifiers = [...organization.identifiers, ...linkedIdentifiers];
-    const record = { ...organization, identifiers: uniqueIdentifiers(identifiers) };
-    const tags = resolveTags([...organization.tags, ...linkedTags], termByKey, input.impliedTags);
-    const parent = organization.parentExternalId;
-    const parentId = parent !== undefined && isPublished.get(stagingKey(parent)) !== undefined ? organizationId(parent) : undefined;
-    const rendered = renderOrganization(record, tags, parentId);
-    hash.update(rendered.detailJson).update('\n');
-    insert.run(++position, rendered.id, organization.externalId, rendered.listJson, rendered.detailJson);
-    if (position % PROGRESS_EVERY === 0) options.onProgress?.('write', position, total);
-  }
-  options.onProgress?.('write', position, total);
-  return position;
-}
-
-/** Tags in the order given, then the tags they imply, each term once. */
-function resolveTags(
-  tags: readonly TagRecord[],
-  termByKey: ReadonlyMap<string, RenderedTerm>,
-  impliedTags: DatasetInput['impliedTags'],
-): ResolvedTag[] {
-  const resolved = new Map<string, ResolvedTag>();
-  const add = (tag: TagRecord) => {
-    const key = termKey(tag.taxonomy, tag.code);
-    if (!resolved.has(key)) resolved.set(key, { term: termByKey.get(key)!, attributeId: tag.attributeId });
-  };
-  tags.forEach(add);
-  if (impliedTags !== undefined) for (const tag of tags) impliedTags(tag).forEach(add);
-  return [...resolved.values()];
-}
-
-function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[]): OrganizationIdentifierRecord[] {
-  const byKey = new Map<string, OrganizationIdentifierRecord>();
-  for (const identifier of identifiers) {
-    const key = `${identifier.scheme ?? ''}\u0000${identifier.identifier}`;
-    if (!byKey.has(key)) byKey.set(key, identifier);
-  }
-  return [...byKey.values()];
 }

@@ -139,7 +139,7 @@ const timestampForName = (iso: string): string => iso.replace(/[-:]/g, '').repla
 export async function publishDataset(
   input: DatasetInput | (() => Promise<DatasetInput>),
   dataDir: string,
-  options: Omit<BuildOptions, 'dryRun'> = {},
+  options: Omit<BuildOptions, 'dryRun' | 'previousSnapshot'> = {},
 ): Promise<PublishResult> {
   const directory = snapshotsPath(dataDir);
   mkdirSync(directory, { recursive: true });
@@ -148,7 +148,8 @@ export async function publishDataset(
     const previous = readPointer(dataDir);
     collectGarbage(dataDir, [previous]);
     const building = join(directory, `${process.pid}-${Date.now()}${BUILDING_SUFFIX}`);
-    const result = await buildSnapshot(typeof input === 'function' ? await input() : input, building, options);
+    const previousSnapshot = previous === undefined ? undefined : join(directory, previous);
+    const result = await buildSnapshot(typeof input === 'function' ? await input() : input, building, { ...options, previousSnapshot });
     const live = previous === undefined ? undefined : snapshotInfo(join(directory, previous));
     if (previous !== undefined && live?.version === result.version) {
       rmSync(building, { force: true });

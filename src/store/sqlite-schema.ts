@@ -1,9 +1,16 @@
 /**
  * Layout of one SQLite snapshot file. A snapshot holds only what is served: published organizations,
  * each already rendered to its JSON forms, with a dense 1-based `position` in the documented sort
- * order so a page is a range lookup, never an OFFSET scan.
+ * order so a page is a range lookup, never an OFFSET scan. Filtered lists of organizations (by term,
+ * by taxonomy) have their own dense positions in the `organization_*` membership tables.
  */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
+
+/**
+ * Words are runs of letters and digits, folded to lower case without diacritics, and stemmed (Porter)
+ * so that "shelters" finds "shelter". Search input is split the same way (see http/search.ts).
+ */
+const FULL_TEXT = "content='', tokenize='porter unicode61 remove_diacritics 2'";
 
 export const CREATE_TABLES = `
   CREATE TABLE dataset (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -17,8 +24,10 @@ export const CREATE_TABLES = `
   CREATE TABLE taxonomy_terms (
     position INTEGER PRIMARY KEY,
     id TEXT NOT NULL,
+    code TEXT NOT NULL,
     taxonomy_position INTEGER NOT NULL,
     position_in_taxonomy INTEGER NOT NULL,
+    parent_position INTEGER,
     json TEXT NOT NULL,
     detail_json TEXT NOT NULL
   );
@@ -26,9 +35,26 @@ export const CREATE_TABLES = `
     position INTEGER PRIMARY KEY,
     id TEXT NOT NULL,
     external_id TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    modified_at TEXT NOT NULL,
     json TEXT NOT NULL,
     detail_json TEXT NOT NULL
   );
+  CREATE TABLE organization_terms (
+    term_position INTEGER NOT NULL,
+    position_in_term INTEGER NOT NULL,
+    organization_position INTEGER NOT NULL,
+    PRIMARY KEY (term_position, position_in_term)
+  ) WITHOUT ROWID;
+  CREATE TABLE organization_taxonomies (
+    taxonomy_position INTEGER NOT NULL,
+    position_in_taxonomy INTEGER NOT NULL,
+    organization_position INTEGER NOT NULL,
+    PRIMARY KEY (taxonomy_position, position_in_taxonomy)
+  ) WITHOUT ROWID;
+  CREATE VIRTUAL TABLE organizations_text USING fts5(name, alternate_name, description, ${FULL_TEXT});
+  CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(code, name, description, ${FULL_TEXT});
+  CREATE VIRTUAL TABLE taxonomies_text USING fts5(code, name, description, ${FULL_TEXT});
 `;
 
 /** Created after the bulk load, which is faster than maintaining them row by row. */
@@ -36,8 +62,13 @@ export const CREATE_INDEXES = `
   CREATE UNIQUE INDEX taxonomies_id ON taxonomies (id);
   CREATE UNIQUE INDEX taxonomy_terms_id ON taxonomy_terms (id);
   CREATE UNIQUE INDEX taxonomy_terms_in_taxonomy ON taxonomy_terms (taxonomy_position, position_in_taxonomy);
+  CREATE INDEX taxonomy_terms_code ON taxonomy_terms (taxonomy_position, code);
+  CREATE INDEX taxonomy_terms_by_parent ON taxonomy_terms (parent_position);
   CREATE UNIQUE INDEX organizations_id ON organizations (id);
   CREATE UNIQUE INDEX organizations_external_id ON organizations (external_id);
+  CREATE INDEX organizations_modified ON organizations (modified_at);
+  CREATE UNIQUE INDEX organization_terms_member ON organization_terms (term_position, organization_position);
+  CREATE UNIQUE INDEX organization_taxonomies_member ON organization_taxonomies (taxonomy_position, organization_position);
 `;
 
 /** Keys of the `dataset` table. */

@@ -1,26 +1,59 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
-import type { DatasetInfo, Page, PositionRange, Store, TaxonomyRef, TaxonomyTermFilter } from './store.ts';
+import { ListingRunner, textMatch } from './sqlite-listing.ts';
+import type { Listing } from './sqlite-listing.ts';
+import type {
+  Batches,
+  DatasetInfo,
+  OrganizationFilter,
+  OrganizationView,
+  Page,
+  PositionRange,
+  Store,
+  TaxonomyFilter,
+  TaxonomyRef,
+  TaxonomyTermFilter,
+  TaxonomyTermRef,
+} from './store.ts';
 
 interface JsonRow {
   json: string;
 }
 
+interface TaxonomyRow extends TaxonomyRef {
+  position: number;
+}
+
+/** A precomputed membership list: organizations of one term or one taxonomy, densely numbered. */
+interface Membership {
+  table: 'organization_terms' | 'organization_taxonomies';
+  group: 'term' | 'taxonomy';
+  key: number;
+}
+
+/** Relevance weights of the searched columns, in the order of each text table. */
+const ORGANIZATION_WEIGHTS = [10, 5, 1]; // name, alternate_name, description
+const VOCABULARY_WEIGHTS = [10, 10, 1]; // code, name, description
+
+const EMPTY: Page = { total: 0, items: [] };
+
+const noBatches = async function* (): Batches {};
+
 /** The embedded default backend: one read-only SQLite snapshot file (see sqlite-schema.ts). */
 export class SqliteStore implements Store {
   private readonly db: DatabaseSync;
   private readonly datasetInfo: DatasetInfo;
-  private readonly taxonomyRefs: (TaxonomyRef & { position: number; termCount: number })[];
+  private readonly taxonomyRows: TaxonomyRow[];
+  private readonly listings: ListingRunner;
   private readonly statements: {
-    organizations: StatementSync;
     organization: StatementSync;
     organizationIdByNativeId: StatementSync;
-    taxonomies: StatementSync;
     taxonomy: StatementSync;
-    terms: StatementSync;
-    termsOfTaxonomy: StatementSync;
     term: StatementSync;
+    termById: StatementSync;
+    termByCode: StatementSync;
+    termByCodeAnyCase: StatementSync;
   };
 
   constructor(file: string) {
@@ -36,52 +69,134 @@ export class SqliteStore implements Store {
       this.db.close();
       throw new Error(`${file} is not a snapshot of format ${SNAPSHOT_FORMAT} (built by another version?); delete it to rebuild`);
     }
-    this.taxonomyRefs = (
-      this.db.prepare("SELECT position, id, code, term_count FROM taxonomies ORDER BY position").all() as {
-        position: number;
-        id: string;
-        code: string;
-        term_count: number;
-      }[]
-    ).map((row) => ({ position: row.position, id: row.id, code: row.code, termCount: row.term_count }));
+    this.taxonomyRows = this.db.prepare('SELECT position, id, code FROM taxonomies ORDER BY position').all() as unknown as TaxonomyRow[];
     const count = (table: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     this.datasetInfo = {
       version: meta.get(DatasetKey.version)!,
       publishedAt: meta.get(DatasetKey.publishedAt)!,
       organizations: count('organizations'),
-      taxonomies: this.taxonomyRefs.length,
+      taxonomies: this.taxonomyRows.length,
       taxonomyTerms: count('taxonomy_terms'),
     };
+    this.listings = new ListingRunner(this.db);
+    const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t JOIN taxonomies x ON x.position = t.taxonomy_position';
     this.statements = {
-      organizations: this.db.prepare('SELECT json FROM organizations WHERE position >= ? AND position < ? ORDER BY position'),
       organization: this.db.prepare('SELECT detail_json AS json FROM organizations WHERE id = ?'),
       organizationIdByNativeId: this.db.prepare('SELECT id AS json FROM organizations WHERE external_id = ?'),
-      taxonomies: this.db.prepare('SELECT json FROM taxonomies WHERE position >= ? AND position < ? ORDER BY position'),
       taxonomy: this.db.prepare('SELECT json FROM taxonomies WHERE id = ?'),
-      terms: this.db.prepare('SELECT json FROM taxonomy_terms WHERE position >= ? AND position < ? ORDER BY position'),
-      termsOfTaxonomy: this.db.prepare(
-        'SELECT json FROM taxonomy_terms WHERE taxonomy_position = ? AND position_in_taxonomy >= ? AND position_in_taxonomy < ? ORDER BY position_in_taxonomy',
-      ),
       term: this.db.prepare('SELECT detail_json AS json FROM taxonomy_terms WHERE id = ?'),
+      termById: this.db.prepare(`${termRef} WHERE t.id = ?`),
+      termByCode: this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`),
+      termByCodeAnyCase: this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND lower(t.code) = lower(?) ORDER BY t.position LIMIT 1`),
     };
-  }
-
-  private static page(total: number, statement: StatementSync, range: PositionRange, ...leading: number[]): Page {
-    if (range.first > total) return { total, items: [] };
-    const rows = statement.all(...leading, range.first, range.first + range.count) as unknown as JsonRow[];
-    return { total, items: rows.map((row) => row.json) };
   }
 
   private static one(statement: StatementSync, id: string): string | undefined {
     return (statement.get(id) as JsonRow | undefined)?.json;
   }
 
+  private page(listing: Listing | undefined, range: PositionRange): Page {
+    if (listing === undefined) return EMPTY;
+    const total = this.listings.count(listing);
+    return { total, items: range.first > total ? [] : this.listings.items(listing, range.first - 1, range.count) };
+  }
+
+  private all(listing: Listing | undefined): Batches {
+    return listing === undefined ? noBatches() : this.listings.all(listing);
+  }
+
   async info(): Promise<DatasetInfo> {
     return this.datasetInfo;
   }
 
-  async organizations(range: PositionRange): Promise<Page> {
-    return SqliteStore.page(this.datasetInfo.organizations, this.statements.organizations, range);
+  /**
+   * The membership list behind a term and/or taxonomy filter: undefined when there is no such
+   * filter, 'none' when it can match nothing (an unknown id, or a term of another taxonomy).
+   */
+  private membership(filter: OrganizationFilter): Membership | 'none' | undefined {
+    const taxonomy = filter.taxonomyId === undefined ? undefined : this.taxonomyRows.find((row) => row.id === filter.taxonomyId);
+    if (filter.taxonomyId !== undefined && taxonomy === undefined) return 'none';
+    if (filter.taxonomyTermId !== undefined) {
+      const term = this.statements.termById.get(filter.taxonomyTermId) as { position: number; taxonomy_position: number } | undefined;
+      if (term === undefined || (taxonomy !== undefined && taxonomy.position !== term.taxonomy_position)) return 'none';
+      return { table: 'organization_terms', group: 'term', key: term.position };
+    }
+    return taxonomy === undefined ? undefined : { table: 'organization_taxonomies', group: 'taxonomy', key: taxonomy.position };
+  }
+
+  /**
+   * Unfiltered and term- or taxonomy-filtered lists are ranges of precomputed positions. Search and
+   * `modifiedSince` are answered by the text index and the `modified_at` index, then ordered.
+   */
+  private organizationListing(filter: OrganizationFilter, view: OrganizationView): Listing | undefined {
+    const membership = this.membership(filter);
+    if (membership === 'none') return undefined;
+    const jsonColumn: Listing['jsonColumn'] = view.full === true ? 'detail_json' : 'json';
+    const base = { table: 'organizations' as const, jsonColumn, params: [] as Listing['params'] };
+    const memberCondition = (position: string) =>
+      membership === undefined ? [] : [`EXISTS (SELECT 1 FROM ${membership.table} m WHERE m.${membership.group}_position = ? AND m.organization_position = ${position})`];
+    const memberParams = membership === undefined ? [] : [membership.key];
+    const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
+    if (filter.search !== undefined) {
+      const text = textMatch('organizations_text', filter.search, ORGANIZATION_WEIGHTS);
+      const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
+      return {
+        ...base,
+        from: filter.modifiedSince === undefined ? 'organizations_text' : 'organizations_text JOIN organizations o ON o.position = organizations_text.rowid',
+        where: [text.where, ...memberCondition('organizations_text.rowid'), ...modified],
+        params: [text.param, ...memberParams, ...modifiedParams],
+        order: `${text.rank}, organizations_text.rowid`,
+        position: 'organizations_text.rowid',
+      };
+    }
+    if (membership !== undefined) {
+      const group = membership.group;
+      return {
+        ...base,
+        from: `${membership.table} m JOIN organizations o ON o.position = m.organization_position`,
+        where: [`m.${group}_position = ?`, ...(filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'])],
+        params: [membership.key, ...modifiedParams],
+        order: `m.position_in_${group}`,
+        position: 'm.organization_position',
+      };
+    }
+    return {
+      ...base,
+      from: filter.modifiedSince === undefined ? 'organizations o' : 'organizations o INDEXED BY organizations_modified',
+      where: filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'],
+      params: modifiedParams,
+      order: 'o.position',
+      position: 'o.position',
+    };
+  }
+
+  /** Without search or `modifiedSince`, a page is a range of positions and its total a stored count. */
+  private positionalPage(filter: OrganizationFilter, view: OrganizationView, range: PositionRange): Page | undefined {
+    if (filter.search !== undefined || filter.modifiedSince !== undefined) return undefined;
+    const membership = this.membership(filter);
+    if (membership === 'none') return EMPTY;
+    const column = view.full === true ? 'detail_json' : 'json';
+    const end = range.first + range.count;
+    if (membership === undefined) {
+      const total = this.datasetInfo.organizations;
+      const rows = this.listings.statement(`SELECT ${column} AS json FROM organizations WHERE position >= ? AND position < ? ORDER BY position`);
+      return { total, items: range.first > total ? [] : (rows.all(range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
+    }
+    const { table, group, key } = membership;
+    const total = (this.listings.statement(`SELECT max(position_in_${group}) AS n FROM ${table} WHERE ${group}_position = ?`).get(key) as { n: number | null }).n ?? 0;
+    const rows = this.listings.statement(
+      `SELECT o.${column} AS json FROM ${table} m JOIN organizations o ON o.position = m.organization_position
+       WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`,
+    );
+    return { total, items: range.first > total ? [] : (rows.all(key, range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
+  }
+
+  async organizations(filter: OrganizationFilter, range: PositionRange, view: OrganizationView = {}): Promise<Page> {
+    return this.positionalPage(filter, view, range) ?? this.page(this.organizationListing(filter, view), range);
+  }
+
+  allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
+    return this.all(this.organizationListing(filter, view));
   }
 
   async organization(id: string): Promise<string | undefined> {
@@ -92,19 +207,61 @@ export class SqliteStore implements Store {
     return SqliteStore.one(this.statements.organizationIdByNativeId, nativeId);
   }
 
-  async taxonomies(range: PositionRange): Promise<Page> {
-    return SqliteStore.page(this.datasetInfo.taxonomies, this.statements.taxonomies, range);
+  private taxonomyListing(filter: TaxonomyFilter): Listing {
+    const base = { table: 'taxonomies' as const, jsonColumn: 'json' as const };
+    if (filter.search === undefined) return { ...base, from: 'taxonomies', where: [], params: [], order: 'position', position: 'position' };
+    const text = textMatch('taxonomies_text', filter.search, VOCABULARY_WEIGHTS);
+    return { ...base, from: 'taxonomies_text', where: [text.where], params: [text.param], order: `${text.rank}, rowid`, position: 'rowid' };
+  }
+
+  async taxonomies(filter: TaxonomyFilter, range: PositionRange): Promise<Page> {
+    return this.page(this.taxonomyListing(filter), range);
+  }
+
+  allTaxonomies(filter: TaxonomyFilter): Batches {
+    return this.all(this.taxonomyListing(filter));
   }
 
   async taxonomy(id: string): Promise<string | undefined> {
     return SqliteStore.one(this.statements.taxonomy, id);
   }
 
+  /** Term lists are small (a taxonomy's size), so every filter is answered by one indexed query. */
+  private termListing(filter: TaxonomyTermFilter): Listing | undefined {
+    const where: string[] = [];
+    const params: Listing['params'] = [];
+    if (filter.taxonomyId !== undefined) {
+      const taxonomy = this.taxonomyRows.find((row) => row.id === filter.taxonomyId);
+      if (taxonomy === undefined) return undefined;
+      where.push('t.taxonomy_position = ?');
+      params.push(taxonomy.position);
+    }
+    if (filter.parentId !== undefined) {
+      const parent = this.statements.termById.get(filter.parentId) as { position: number } | undefined;
+      if (parent === undefined) return undefined;
+      where.push('t.parent_position = ?');
+      params.push(parent.position);
+    }
+    if (filter.topOnly === true) where.push('t.parent_position IS NULL');
+    const base = { table: 'taxonomy_terms' as const, jsonColumn: 'json' as const };
+    if (filter.search === undefined) return { ...base, from: 'taxonomy_terms t', where, params, order: 't.position', position: 't.position' };
+    const text = textMatch('taxonomy_terms_text', filter.search, VOCABULARY_WEIGHTS);
+    return {
+      ...base,
+      from: 'taxonomy_terms_text JOIN taxonomy_terms t ON t.position = taxonomy_terms_text.rowid',
+      where: [text.where, ...where],
+      params: [text.param, ...params],
+      order: `${text.rank}, t.position`,
+      position: 't.position',
+    };
+  }
+
   async taxonomyTerms(filter: TaxonomyTermFilter, range: PositionRange): Promise<Page> {
-    if (filter.taxonomyId === undefined) return SqliteStore.page(this.datasetInfo.taxonomyTerms, this.statements.terms, range);
-    const taxonomy = this.taxonomyRefs.find((ref) => ref.id === filter.taxonomyId);
-    if (taxonomy === undefined) return { total: 0, items: [] };
-    return SqliteStore.page(taxonomy.termCount, this.statements.termsOfTaxonomy, range, taxonomy.position);
+    return this.page(this.termListing(filter), range);
+  }
+
+  allTaxonomyTerms(filter: TaxonomyTermFilter): Batches {
+    return this.all(this.termListing(filter));
   }
 
   async taxonomyTerm(id: string): Promise<string | undefined> {
@@ -112,13 +269,33 @@ export class SqliteStore implements Store {
   }
 
   async findTaxonomy(idOrCode: string): Promise<TaxonomyRef | undefined> {
+    const row = this.taxonomyRow(idOrCode);
+    return row === undefined ? undefined : { id: row.id, code: row.code };
+  }
+
+  private taxonomyRow(idOrCode: string): TaxonomyRow | undefined {
     const wanted = idOrCode.toLowerCase();
-    const ref = this.taxonomyRefs.find((candidate) => candidate.id === wanted || candidate.code.toLowerCase() === wanted);
-    return ref === undefined ? undefined : { id: ref.id, code: ref.code };
+    return this.taxonomyRows.find((candidate) => candidate.id === wanted || candidate.code.toLowerCase() === wanted);
+  }
+
+  async findTaxonomyTerm(idOrCode: string): Promise<TaxonomyTermRef | undefined> {
+    const separator = idOrCode.indexOf(':');
+    let row: TaxonomyTermRef | undefined;
+    if (separator < 0) {
+      row = this.statements.termById.get(idOrCode.toLowerCase()) as TaxonomyTermRef | undefined;
+    } else {
+      const taxonomy = this.taxonomyRow(idOrCode.slice(0, separator));
+      const code = idOrCode.slice(separator + 1);
+      if (taxonomy === undefined) return undefined;
+      row = (this.statements.termByCode.get(taxonomy.position, code) ?? this.statements.termByCodeAnyCase.get(taxonomy.position, code)) as
+        | TaxonomyTermRef
+        | undefined;
+    }
+    return row === undefined ? undefined : { id: row.id, taxonomyId: row.taxonomyId };
   }
 
   async taxonomyCodes(): Promise<string[]> {
-    return this.taxonomyRefs.map((ref) => ref.code);
+    return this.taxonomyRows.map((row) => row.code);
   }
 
   async close(): Promise<void> {

@@ -30,24 +30,71 @@ export interface DatasetInfo {
   taxonomyTerms: number;
 }
 
-export interface TaxonomyTermFilter {
-  taxonomyId?: string;
+export interface TaxonomyTermRef {
+  id: string;
+  taxonomyId: string;
 }
+
+/**
+ * Words to search for (see http/search.ts): an item matches when it has every word; matches come
+ * ranked by relevance, then in list order.
+ */
+export type SearchWords = readonly string[];
+
+/** Every criterion given must hold (AND). Ids are HSDS ids, already resolved from codes. */
+export interface OrganizationFilter {
+  search?: SearchWords;
+  /** Organizations tagged with this term (exactly this term, as listed in `classifications`). */
+  taxonomyTermId?: string;
+  /** Organizations tagged with any term of this taxonomy. */
+  taxonomyId?: string;
+  /** Organizations whose `last_modified` is at or after this instant (ISO 8601, UTC, milliseconds). */
+  modifiedSince?: string;
+}
+
+export interface OrganizationView {
+  /** Items carry `attributes` and `organization_identifiers`, as the single-organization document does. */
+  full?: boolean;
+}
+
+export interface TaxonomyTermFilter {
+  search?: SearchWords;
+  taxonomyId?: string;
+  /** Only the children of this term. */
+  parentId?: string;
+  /** Only terms without a parent (the roots of each taxonomy's tree). */
+  topOnly?: boolean;
+}
+
+export interface TaxonomyFilter {
+  search?: SearchWords;
+}
+
+/** A whole filtered list, in order, in batches of rendered items: for streaming without pages. */
+export type Batches = AsyncIterable<string[]>;
 
 export interface Store {
   info(): Promise<DatasetInfo>;
-  organizations(range: PositionRange): Promise<Page>;
+  organizations(filter: OrganizationFilter, range: PositionRange, view?: OrganizationView): Promise<Page>;
+  allOrganizations(filter: OrganizationFilter, view?: OrganizationView): Batches;
   /** The full organization document by HSDS id. */
   organization(id: string): Promise<string | undefined>;
   /** The HSDS id of the published organization with this native id (`external_identifier`). */
   organizationIdByNativeId(nativeId: string): Promise<string | undefined>;
-  taxonomies(range: PositionRange): Promise<Page>;
+  taxonomies(filter: TaxonomyFilter, range: PositionRange): Promise<Page>;
+  allTaxonomies(filter: TaxonomyFilter): Batches;
   taxonomy(id: string): Promise<string | undefined>;
   taxonomyTerms(filter: TaxonomyTermFilter, range: PositionRange): Promise<Page>;
+  allTaxonomyTerms(filter: TaxonomyTermFilter): Batches;
   /** The term with its `taxonomy_detail`. */
   taxonomyTerm(id: string): Promise<string | undefined>;
   /** Resolves a taxonomy by id or by code, case-insensitively. */
   findTaxonomy(idOrCode: string): Promise<TaxonomyRef | undefined>;
+  /**
+   * Resolves a term by id, or by `taxonomy:code` (the taxonomy code in any case; the term code
+   * exactly, else in any case).
+   */
+  findTaxonomyTerm(idOrCode: string): Promise<TaxonomyTermRef | undefined>;
   /** Every taxonomy code, in list order. */
   taxonomyCodes(): Promise<string[]>;
   close(): Promise<void>;

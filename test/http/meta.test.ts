@@ -54,8 +54,13 @@ describe('root, OpenAPI and profile', () => {
         assert.ok(item.get.responses[code].content['application/problem+json'], `${path} ${code} is a problem`);
       }
     }
-    const termParameters = body.paths['/taxonomy_terms'].get.parameters.map((parameter: any) => parameter.name);
-    assert.deepEqual(termParameters, ['page', 'per_page', 'taxonomy']);
+    const parameterNames = (path: string) => body.paths[path].get.parameters.map((parameter: any) => parameter.name);
+    assert.deepEqual(parameterNames('/organizations'), ['page', 'per_page', 'format', 'search', 'taxonomy_term_id', 'taxonomy_id', 'modified_after', 'full']);
+    assert.deepEqual(parameterNames('/taxonomy_terms'), ['page', 'per_page', 'format', 'search', 'taxonomy_id', 'taxonomy', 'parent_id', 'top_only']);
+    assert.deepEqual(parameterNames('/taxonomies'), ['page', 'per_page', 'format', 'search']);
+    for (const path of ['/organizations', '/taxonomies', '/taxonomy_terms']) {
+      assert.deepEqual(Object.keys(body.paths[path].get.responses['200'].content), ['application/json', 'application/x-ndjson'], path);
+    }
     for (const name of ['Organization', 'OrganizationListItem', 'Taxonomy', 'TaxonomyTerm', 'TaxonomyTermDetail', 'Problem']) {
       assert.ok(body.components.schemas[name], name);
     }

@@ -22,13 +22,49 @@ function servedRows(file: string): string[] {
 }
 
 describe('building a snapshot', () => {
-  it('gives the same version and the same bytes for the same input, whenever it runs', async () => {
+  it('gives the same version and the same bytes for the same input, and later over its own previous build', async () => {
     const directory = temporaryDirectory();
     try {
-      const first = await buildSnapshot(fixtureDataset(), join(directory.path, 'a.sqlite'), { now: () => new Date('2026-01-01') });
-      const second = await buildSnapshot(fixtureDataset(), join(directory.path, 'b.sqlite'));
+      const at = new Date('2026-01-01');
+      const first = await buildSnapshot(fixtureDataset(), join(directory.path, 'a.sqlite'), { now: () => at });
+      const second = await buildSnapshot(fixtureDataset(), join(directory.path, 'b.sqlite'), { now: () => at });
+      const later = await buildSnapshot(fixtureDataset(), join(directory.path, 'c.sqlite'), { previousSnapshot: join(directory.path, 'a.sqlite') });
       assert.equal(first.version, second.version);
+      assert.equal(first.version, later.version, 'unchanged organizations keep their last_modified');
       assert.deepEqual(servedRows(join(directory.path, 'a.sqlite')), servedRows(join(directory.path, 'b.sqlite')));
+      assert.deepEqual(servedRows(join(directory.path, 'a.sqlite')), servedRows(join(directory.path, 'c.sqlite')));
+    } finally {
+      directory.remove();
+    }
+  });
+
+  it('stamps last_modified with the publish time of new or changed organizations only', async () => {
+    const directory = temporaryDirectory();
+    const modified = (file: string) => {
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        const rows = db.prepare('SELECT external_id, modified_at, json, detail_json FROM organizations').all() as Record<string, string>[];
+        for (const row of rows) {
+          assert.equal(JSON.parse(row.json!).last_modified, row.modified_at);
+          assert.equal(JSON.parse(row.detail_json!).last_modified, row.modified_at);
+        }
+        return new Map(rows.map((row) => [row.external_id!, row.modified_at!]));
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      await buildSnapshot(fixtureDataset(), join(directory.path, 'a.sqlite'), { now: () => new Date('2026-01-01T00:00:00Z') });
+      const changed = publishedOrganizations.map((organization, index) => (index === 2 ? { ...organization, description: 'Now with a description' } : organization));
+      const added = { ...publishedOrganizations[0]!, externalId: 'NAT-NEW', name: 'Brand New' };
+      await buildSnapshot(fixtureDataset({ organizations: [...changed, added] }), join(directory.path, 'b.sqlite'), {
+        now: () => new Date('2026-02-01T00:00:00Z'),
+        previousSnapshot: join(directory.path, 'a.sqlite'),
+      });
+      const after = modified(join(directory.path, 'b.sqlite'));
+      const stamped = [...after].filter(([, at]) => at === '2026-02-01T00:00:00.000Z').map(([id]) => id).sort();
+      assert.deepEqual(stamped, ['NAT-003', 'NAT-NEW']);
+      assert.equal(after.get('NAT-001'), '2026-01-01T00:00:00.000Z');
     } finally {
       directory.remove();
     }

@@ -57,16 +57,15 @@ describe('importing the native format', () => {
   });
 
   it('gives the same dataset, byte for byte, from NDJSON as from CSV', async () => {
-    const csv = temporaryDirectory();
-    const ndjson = temporaryDirectory();
+    const directory = temporaryDirectory();
     try {
-      const fromCsv = await runCommand('import', csv.path, [NATIVE_EXAMPLE]);
-      const fromNdjson = await runCommand('import', ndjson.path, [NDJSON_EXAMPLE]);
+      const fromCsv = await runCommand('import', directory.path, [NATIVE_EXAMPLE]);
+      const fromNdjson = await runCommand('import', directory.path, [NDJSON_EXAMPLE]);
       assert.equal(fromNdjson.code, 0, fromNdjson.text);
+      assert.match(fromNdjson.text, /nchanged/, 'the NDJSON import found nothing to change');
       assert.equal(fromCsv.text.match(/dataset ([0-9a-f]{16})/)![1], fromNdjson.text.match(/dataset ([0-9a-f]{16})/)![1]);
     } finally {
-      csv.remove();
-      ndjson.remove();
+      directory.remove();
     }
   });
 

@@ -23,11 +23,11 @@ export function describeStoreContract(backend: string, open: (input: DatasetInpu
     });
 
     it('returns organizations by position range, ready as JSON', async () => {
-      const all = await store.organizations({ first: 1, count: 100 });
+      const all = await store.organizations({}, { first: 1, count: 100 });
       assert.equal(all.total, publishedOrganizations.length);
-      const middle = await store.organizations({ first: 5, count: 3 });
+      const middle = await store.organizations({}, { first: 5, count: 3 });
       assert.deepEqual(middle.items, all.items.slice(4, 7));
-      assert.deepEqual((await store.organizations({ first: 999, count: 3 })).items, []);
+      assert.deepEqual((await store.organizations({}, { first: 999, count: 3 })).items, []);
       assert.equal(JSON.parse(all.items[0]!).name, 'alpha shelter');
     });
 
@@ -45,7 +45,7 @@ export function describeStoreContract(backend: string, open: (input: DatasetInpu
     });
 
     it('pages taxonomies and terms, filtered by taxonomy', async () => {
-      assert.deepEqual((await store.taxonomies({ first: 1, count: 10 })).items.map((json) => JSON.parse(json).code), ['Colors', 'things']);
+      assert.deepEqual((await store.taxonomies({}, { first: 1, count: 10 })).items.map((json) => JSON.parse(json).code), ['Colors', 'things']);
       const colors = await store.taxonomyTerms({ taxonomyId: taxonomyId('Colors') }, { first: 2, count: 2 });
       assert.equal(colors.total, 7);
       assert.deepEqual(colors.items.map((json) => JSON.parse(json).code), ['green', 'blue']);

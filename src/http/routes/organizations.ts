@@ -1,18 +1,49 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { booleanParameter, instantParameter, searchParameter, textParameter } from '../query.ts';
 import { getById } from './by-id.ts';
-import { getPagedList } from './paged-list.ts';
+import { getList } from './list.ts';
+import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
+import type { OrganizationFilter } from '../../store/store.ts';
 
 const tags = ['organizations'];
 
+const parameters = {
+  search: searchParameter('`name`, `alternate_name` and `description`'),
+  taxonomy_term_id: textParameter(300, `Only organizations tagged with this term (exactly this term, as listed in their \`classifications\`). ${TERM_REFERENCE}`, [
+    'ntee:P20',
+  ]),
+  taxonomy_id: textParameter(300, `Only organizations tagged with any term of this taxonomy. ${TAXONOMY_REFERENCE}`, ['ntee']),
+  modified_after: instantParameter(
+    'Only organizations whose `last_modified` is on or after this instant: an ISO 8601 date (midnight UTC) or date-time (UTC when it has no offset). `last_modified` is when this server first published the organization as it is now.',
+  ),
+  full: booleanParameter('Items in the full form of `/organizations/{id}`, with `attributes` and `organization_identifiers`.'),
+};
+
 const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  getPagedList(app, {
+  getList<OrganizationFilter>(app, {
     url: '/organizations',
     tags,
     operationId: 'getPaginatedListOfOrganizations',
     summary: 'List published organizations',
-    description: 'Published organizations ordered by name (case-insensitive), then by native id.',
-    itemSchemaId: 'OrganizationListItem',
-    list: (store, range) => store.organizations(range),
+    description:
+      'Published organizations ordered by name (case-insensitive), then by native id; with `search`, by relevance first. Filters combine with AND.',
+    item: Type.Union([Type.Ref('OrganizationListItem'), Type.Ref('Organization')], {
+      description: 'The list form; with `full=true`, the full form.',
+    }),
+    parameters,
+    badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
+    filter: async (store, values) => {
+      const term = await termOf(store, 'taxonomy_term_id', values.taxonomy_term_id);
+      return {
+        search: values.search as string[] | undefined,
+        taxonomyTermId: term?.id,
+        taxonomyId: await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id),
+        modifiedSince: values.modified_after as string | undefined,
+      };
+    },
+    page: (store, filter, range, values) => store.organizations(filter, range, { full: values.full === true }),
+    all: (store, filter, values) => store.allOrganizations(filter, { full: values.full === true }),
   });
 
   getById(app, {

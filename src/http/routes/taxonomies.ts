@@ -1,18 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Type from 'typebox';
+import { searchParameter } from '../query.ts';
 import { getById } from './by-id.ts';
-import { getPagedList } from './paged-list.ts';
+import { getList } from './list.ts';
+import type { TaxonomyFilter } from '../../store/store.ts';
 
 const tags = ['taxonomies'];
 
 const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  getPagedList(app, {
+  getList<TaxonomyFilter>(app, {
     url: '/taxonomies',
     tags,
     operationId: 'getPaginatedListOfTaxonomies',
     summary: 'List taxonomies',
-    description: 'Every taxonomy of the dataset, ordered by code.',
-    itemSchemaId: 'Taxonomy',
-    list: (store, range) => store.taxonomies(range),
+    description: 'Every taxonomy of the dataset, ordered by code; with `search`, by relevance first.',
+    item: Type.Ref('Taxonomy'),
+    parameters: { search: searchParameter('`code`, `name` and `description`') },
+    badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
+    filter: async (_store, values) => ({ search: values.search as string[] | undefined }),
+    page: (store, filter, range) => store.taxonomies(filter, range),
+    all: (store, filter) => store.allTaxonomies(filter),
   });
 
   getById(app, {

@@ -1,38 +1,48 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { ParameterError } from '../problem.ts';
+import { booleanParameter, searchParameter, textParameter } from '../query.ts';
 import { getById } from './by-id.ts';
-import { getPagedList } from './paged-list.ts';
-import type { Store } from '../../store/store.ts';
+import { getList } from './list.ts';
+import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
+import type { TaxonomyTermFilter } from '../../store/store.ts';
 
 const tags = ['taxonomy_terms'];
 
-/** Resolves the `taxonomy` filter (an id or a code, any case) or fails naming the accepted codes. */
-async function taxonomyFilter(store: Store, value: unknown): Promise<string | undefined> {
-  if (typeof value !== 'string') return undefined;
-  const taxonomy = await store.findTaxonomy(value.trim());
-  if (taxonomy !== undefined) return taxonomy.id;
-  const codes = await store.taxonomyCodes();
-  throw new ParameterError('taxonomy', `must be a taxonomy id or one of the codes ${codes.join(', ')}`);
-}
+const taxonomyFilterDescription = `Only terms of this taxonomy. ${TAXONOMY_REFERENCE}`;
+
+const parameters = {
+  search: searchParameter('`code`, `name` and `description`'),
+  taxonomy_id: textParameter(300, taxonomyFilterDescription, ['ntee']),
+  taxonomy: textParameter(300, `The same as \`taxonomy_id\` (give one of them). ${TAXONOMY_REFERENCE}`, ['oe_services']),
+  parent_id: textParameter(300, `Only the children of this term (its \`children_count\` says how many). ${TERM_REFERENCE}`, ['ntee:P']),
+  top_only: booleanParameter(
+    'Only top-level terms: those without a parent (`parent_id` absent), the roots of each taxonomy\'s tree. (The HSDS 3.0 OpenAPI file describes this parameter as "terms that have not child terms", which contradicts its name; this API follows the name.)',
+  ),
+};
 
 const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  getPagedList(app, {
+  getList<TaxonomyTermFilter>(app, {
     url: '/taxonomy_terms',
     tags,
     operationId: 'getPaginatedListOfTaxonomyTerms',
     summary: 'List taxonomy terms',
-    description: 'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source (parents before children).',
-    itemSchemaId: 'TaxonomyTerm',
-    filters: {
-      parameters: {
-        taxonomy: Type.Optional(
-          Type.String({ description: 'Only terms of this taxonomy, given by its id or its code (e.g. `ntee`), case-insensitive.' }),
-        ),
-      },
-      badRequest: 'A paging parameter is not an allowed integer, or `taxonomy` names no taxonomy.',
+    description:
+      'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source; with `search`, by relevance first. Each term has `children_count`. Filters combine with AND.',
+    item: Type.Ref('TaxonomyTerm'),
+    parameters,
+    badRequest: 'A parameter has a value it does not accept (or is given twice), or a taxonomy or term names nothing; `invalid_params` says which and why.',
+    filter: async (store, values) => {
+      if (values.taxonomy !== undefined && values.taxonomy_id !== undefined) {
+        const [byCode, byId] = [await taxonomyIdOf(store, 'taxonomy', values.taxonomy), await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id)];
+        if (byCode !== byId) throw new ParameterError('taxonomy', 'names another taxonomy than taxonomy_id; give one of them');
+      }
+      const taxonomyId = await taxonomyIdOf(store, values.taxonomy_id === undefined ? 'taxonomy' : 'taxonomy_id', values.taxonomy_id ?? values.taxonomy);
+      const parent = await termOf(store, 'parent_id', values.parent_id);
+      return { search: values.search as string[] | undefined, taxonomyId, parentId: parent?.id, topOnly: values.top_only === true };
     },
-    list: async (store, range, query) => store.taxonomyTerms({ taxonomyId: await taxonomyFilter(store, query.taxonomy) }, range),
+    page: (store, filter, range) => store.taxonomyTerms(filter, range),
+    all: (store, filter) => store.allTaxonomyTerms(filter),
   });
 
   getById(app, {

@@ -3,7 +3,6 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, ParameterError, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
-import { PAGING_RULES } from '../../schemas.ts';
 
 /**
  * Every error leaves as an RFC 9457 problem+json body. Only our own wording reaches a client: an
@@ -11,14 +10,6 @@ import { PAGING_RULES } from '../../schemas.ts';
  */
 
 const READ_METHODS = 'GET, HEAD, OPTIONS';
-
-function invalidParams(error: FastifyError): InvalidParam[] {
-  return (error.validation ?? []).map((issue) => {
-    const name = issue.instancePath.replace(/^\//, '') || 'query';
-    // Beyond paging, the schemas only constrain type: a parameter given twice arrives as an array.
-    return { name, reason: PAGING_RULES[name] ?? 'must be given once' };
-  });
-}
 
 function badParameters(reply: FastifyReply, params: InvalidParam[]): FastifyReply {
   return sendProblem(reply, {
@@ -48,7 +39,6 @@ export default fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       if (error instanceof ParameterError) return badParameters(reply, [{ name: error.parameter, reason: error.reason }]);
-      if (error.validation !== undefined) return badParameters(reply, invalidParams(error));
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         // Fastify's own client errors carry safe messages.

@@ -1,0 +1,100 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { PAGING_PARAMETERS, pageEnvelope, pagingOf, positionRange } from '../pagination.ts';
+import { choiceParameter, querySchema, readQuery } from '../query.ts';
+import type { QueryParameters } from '../query.ts';
+import { sendJson } from '../reply.ts';
+import { pageOf, problemResponse } from '../schemas.ts';
+import type { Batches, Page, PositionRange, Store } from '../../store/store.ts';
+
+type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+
+const FORMAT = {
+  format: choiceParameter(
+    ['json', 'ndjson'],
+    'json',
+    '`json`: one page in the HSDS envelope. `ndjson`: every matching item, without pagination (`page` and `per_page` are ignored), one JSON object per line, streamed (`application/x-ndjson`).',
+  ),
+};
+
+export interface ListRoute<Filter> {
+  url: string;
+  tags: string[];
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The schema of one item, as listed. */
+  item: TSchema;
+  /** Query parameters beyond paging and `format`. */
+  parameters: QueryParameters;
+  /** What a 400 can mean on this route. */
+  badRequest: string;
+  /**
+   * The filter the read parameters ask for; may throw a ParameterError (say, for a code that names
+   * nothing). Undefined when it can match nothing at all.
+   */
+  filter: (store: Store, parameters: Record<string, unknown>) => Promise<Filter | undefined>;
+  page: (store: Store, filter: Filter, range: PositionRange, parameters: Record<string, unknown>) => Promise<Page>;
+  all: (store: Store, filter: Filter, parameters: Record<string, unknown>) => Batches;
+}
+
+const EMPTY: Page = { total: 0, items: [] };
+
+async function* noItems(): Batches {}
+
+async function* ndjsonLines(batches: Batches): AsyncGenerator<string> {
+  for await (const batch of batches) yield `${batch.join('\n')}\n`;
+}
+
+/**
+ * Streams a whole list. One batch is held at a time (the stream pulls the next only when the client
+ * has taken the last), and the request keeps its dataset until the stream ends, however it ends.
+ */
+function sendNdjson(request: FastifyRequest, reply: FastifyReply, batches: Batches): FastifyReply {
+  const release = request.holdStore();
+  const stream = Readable.from(ndjsonLines(batches), { objectMode: false, highWaterMark: 1 });
+  stream.once('close', release);
+  return reply.type(NDJSON_CONTENT_TYPE).send(stream);
+}
+
+/** A list route: paging and `format`, plus the route's filters; the HSDS envelope, or NDJSON. */
+export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void {
+  const parameters = { ...PAGING_PARAMETERS, ...FORMAT, ...route.parameters };
+  app.get(
+    route.url,
+    {
+      schema: {
+        tags: route.tags,
+        operationId: route.operationId,
+        summary: route.summary,
+        description: route.description,
+        querystring: querySchema(parameters),
+        response: {
+          200: {
+            description: `A page of ${route.tags[0]} (\`format=json\`, the default), or all of them (\`format=ndjson\`).`,
+            content: {
+              'application/json': { schema: pageOf(route.item) },
+              'application/x-ndjson': { schema: route.item },
+            },
+          },
+          400: problemResponse(route.badRequest),
+        },
+      },
+      preValidation: readQuery(parameters),
+    },
+    async (request, reply) => {
+      const values = request.parameters;
+      const filter = await route.filter(request.store, values);
+      if (values.format === 'ndjson') {
+        return sendNdjson(request, reply, filter === undefined ? noItems() : route.all(request.store, filter, values));
+      }
+      const paging = pagingOf(values);
+      const page = filter === undefined ? EMPTY : await route.page(request.store, filter, positionRange(paging), values);
+      return sendJson(reply, pageEnvelope(request, paging, page));
+    },
+  );
+}

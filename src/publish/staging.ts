@@ -1,0 +1,18 @@
+import { isUuid } from '../hsds/ids.ts';
+
+/**
+ * Scratch tables of a build, in an attached temporary database: the input as read, keyed by native
+ * id, before it is checked, joined and written in served order.
+ */
+export const STAGING_TABLES = `
+  CREATE TABLE staging.organizations (
+    external_id TEXT PRIMARY KEY, sort_key TEXT NOT NULL, published INTEGER NOT NULL, parent TEXT, record TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, at TEXT);
+  CREATE TABLE staging.identifiers (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT);
+  CREATE TABLE staging.term_members (term_position INTEGER NOT NULL, organization_position INTEGER NOT NULL);
+  CREATE TABLE staging.taxonomy_members (taxonomy_position INTEGER NOT NULL, organization_position INTEGER NOT NULL);
+`;
+
+/** Native ids that are UUIDs name the same organization in any letter case. */
+export const stagingKey = (externalId: string): string => (isUuid(externalId) ? externalId.toLowerCase() : externalId);

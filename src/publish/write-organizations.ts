@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import { organizationId } from '../hsds/ids.ts';
+import { renderOrganization, withLastModified } from '../hsds/render.ts';
+import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
+import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
+import type { PreviousVersions } from './previous-versions.ts';
+import { stagingKey } from './staging.ts';
+import { termKey } from './vocabulary.ts';
+
+export interface OrganizationWriter {
+  input: DatasetInput;
+  termByKey: ReadonlyMap<string, RenderedTerm>;
+  /** 1-based positions of terms (by id) and taxonomies (by code) in their served lists. */
+  termPositions: ReadonlyMap<string, number>;
+  taxonomyPositions: ReadonlyMap<string, number>;
+  previous: PreviousVersions;
+  /** This publish's time: `last_modified` of every new or changed organization. */
+  publishedAt: string;
+  /** Every served document goes into the dataset version. */
+  hash: Hash;
+  onProgress?: (written: number) => void;
+}
+
+const PROGRESS_EVERY = 10_000;
+
+/**
+ * Writes the published organizations in served order, with their search text and their memberships
+ * of terms and taxonomies (for filtered lists), and returns how many were written.
+ */
+export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): number {
+  const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
+  const insert = db.prepare(
+    'INSERT INTO organizations (position, id, external_id, content_hash, modified_at, json, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const insertText = db.prepare('INSERT INTO organizations_text (rowid, name, alternate_name, description) VALUES (?, ?, ?, ?)');
+  const insertTermMember = db.prepare('INSERT INTO staging.term_members (term_position, organization_position) VALUES (?, ?)');
+  const insertTaxonomyMember = db.prepare('INSERT INTO staging.taxonomy_members (taxonomy_position, organization_position) VALUES (?, ?)');
+  // Links are gathered per organization first; both tables are keyed by native id, as organizations
+  // are, so the join below reads all three in step and only the final sort is by name. This keeps
+  // every read sequential, whatever the size of the input.
+  db.exec(`
+    CREATE TABLE staging.tag_lists (external_id TEXT PRIMARY KEY, tags TEXT NOT NULL) WITHOUT ROWID;
+    INSERT INTO staging.tag_lists
+      SELECT external_id, json_group_array(json_array(taxonomy, code, attribute_id) ORDER BY rowid) FROM staging.tags GROUP BY external_id;
+    CREATE TABLE staging.identifier_lists (external_id TEXT PRIMARY KEY, identifiers TEXT NOT NULL) WITHOUT ROWID;
+    INSERT INTO staging.identifier_lists
+      SELECT external_id, json_group_array(json(record) ORDER BY rowid) FROM staging.identifiers GROUP BY external_id;
+  `);
+  const inServedOrder = db.prepare(`
+    SELECT o.record, t.tags, i.identifiers FROM staging.organizations o
+      LEFT JOIN staging.tag_lists t ON t.external_id = o.external_id
+      LEFT JOIN staging.identifier_lists i ON i.external_id = o.external_id
+    WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
+  let position = 0;
+  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string | null; identifiers: string | null }>) {
+    const organization = JSON.parse(row.record) as OrganizationRecord;
+    const linkedTags = (row.tags === null ? [] : (JSON.parse(row.tags) as [string, string, string | null][]).map(
+      ([taxonomy, code, attributeId]): TagRecord => ({ taxonomy, code, attributeId: attributeId ?? undefined }),
+    ));
+    const linkedIdentifiers = row.identifiers === null ? [] : (JSON.parse(row.identifiers) as OrganizationIdentifierRecord[]);
+    const record = { ...organization, identifiers: uniqueIdentifiers([...organization.identifiers, ...linkedIdentifiers]) };
+    const tags = resolveTags([...organization.tags, ...linkedTags], writer.termByKey, writer.input.impliedTags);
+    const parent = organization.parentExternalId;
+    const parentId = parent !== undefined && isPublished.get(stagingKey(parent)) !== undefined ? organizationId(parent) : undefined;
+    const rendered = renderOrganization(record, tags, parentId);
+    const contentHash = createHash('sha1').update(rendered.detailJson).digest('base64');
+    const modifiedAt = writer.previous.unchangedSince(organization.externalId, contentHash) ?? writer.publishedAt;
+    const detailJson = withLastModified(rendered.detailJson, modifiedAt);
+    writer.hash.update(detailJson).update('\n');
+    insert.run(++position, rendered.id, organization.externalId, contentHash, modifiedAt, withLastModified(rendered.listJson, modifiedAt), detailJson);
+    insertText.run(position, organization.name, organization.alternateName ?? null, organization.description ?? null);
+    const taxonomies = new Set<string>();
+    for (const { term } of tags) {
+      insertTermMember.run(writer.termPositions.get(term.id)!, position);
+      taxonomies.add(term.taxonomy.code);
+    }
+    for (const code of taxonomies) insertTaxonomyMember.run(writer.taxonomyPositions.get(code)!, position);
+    if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
+  }
+  writer.onProgress?.(position);
+  writeMemberships(db);
+  return position;
+}
+
+/** Dense positions within each term and taxonomy, in served order: a filtered page is a range too. */
+function writeMemberships(db: DatabaseSync): void {
+  for (const [group, table] of [['term', 'organization_terms'], ['taxonomy', 'organization_taxonomies']]) {
+    db.exec(`
+      INSERT INTO ${table} (${group}_position, position_in_${group}, organization_position)
+        SELECT ${group}_position, row_number() OVER (PARTITION BY ${group}_position ORDER BY organization_position), organization_position
+        FROM staging.${group}_members ORDER BY 1, 2`);
+  }
+}
+
+/** Tags in the order given, then the tags they imply, each term once. */
+function resolveTags(
+  tags: readonly TagRecord[],
+  termByKey: ReadonlyMap<string, RenderedTerm>,
+  impliedTags: DatasetInput['impliedTags'],
+): ResolvedTag[] {
+  const resolved = new Map<string, ResolvedTag>();
+  const add = (tag: TagRecord) => {
+    const key = termKey(tag.taxonomy, tag.code);
+    if (!resolved.has(key)) resolved.set(key, { term: termByKey.get(key)!, attributeId: tag.attributeId });
+  };
+  tags.forEach(add);
+  if (impliedTags !== undefined) for (const tag of tags) impliedTags(tag).forEach(add);
+  return [...resolved.values()];
+}
+
+function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[]): OrganizationIdentifierRecord[] {
+  const byKey = new Map<string, OrganizationIdentifierRecord>();
+  for (const identifier of identifiers) {
+    const key = `${identifier.scheme ?? ''}\u0000${identifier.identifier}`;
+    if (!byKey.has(key)) byKey.set(key, identifier);
+  }
+  return [...byKey.values()];
+}

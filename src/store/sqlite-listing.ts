@@ -1,0 +1,100 @@
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { SearchWords } from './store.ts';
+
+/**
+ * A filtered, ordered list of one table's rows as SQL parts. Rows are named by `position` (their
+ * rowid); the rendered JSON is fetched by position afterwards, so sorting and skipping never carry
+ * the large JSON columns along.
+ */
+export interface Listing {
+  table: 'organizations' | 'taxonomy_terms' | 'taxonomies';
+  jsonColumn: 'json' | 'detail_json';
+  from: string;
+  where: string[];
+  params: SQLInputValue[];
+  order: string;
+  /** The expression giving a row's position in `table`. */
+  position: string;
+}
+
+/** Items fetched per step when a whole list is streamed. */
+const BATCH = 256;
+
+/** An FTS5 query that matches every word, each taken literally (never as query syntax). */
+export const fullTextQuery = (words: SearchWords): string => words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
+
+/**
+ * A full-text condition on `textTable` (an FTS5 table whose rowids are positions of the listed rows)
+ * and its ranking: bm25 with the given column weights (lower is more relevant).
+ */
+export function textMatch(textTable: string, words: SearchWords, weights: readonly number[]) {
+  return {
+    where: `${textTable} MATCH ?`,
+    param: fullTextQuery(words),
+    rank: `bm25(${textTable}, ${weights.map((weight) => weight.toFixed(1)).join(', ')})`,
+  };
+}
+
+/** Runs listings against one snapshot; prepared statements are reused per SQL text. */
+export class ListingRunner {
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  /** A cached statement: only for calls that finish synchronously (never for an open iterator). */
+  statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private sql(listing: Listing, select: string, tail = ''): string {
+    const where = listing.where.length === 0 ? '' : ` WHERE ${listing.where.join(' AND ')}`;
+    return `SELECT ${select} FROM ${listing.from}${where}${tail}`;
+  }
+
+  count(listing: Listing): number {
+    return (this.statement(this.sql(listing, 'count(*) AS n')).get(...listing.params) as { n: number }).n;
+  }
+
+  /** The items at 0-based `offset`, in order. */
+  items(listing: Listing, offset: number, limit: number): string[] {
+    const positions = this.statement(this.sql(listing, `${listing.position} AS position`, ` ORDER BY ${listing.order} LIMIT ? OFFSET ?`));
+    const rows = positions.all(...listing.params, limit, offset) as { position: number }[];
+    return rows.map((row) => this.jsonAt(listing, row.position));
+  }
+
+  private jsonAt(listing: Listing, position: number): string {
+    const row = this.statement(`SELECT ${listing.jsonColumn} AS json FROM ${listing.table} WHERE position = ?`).get(position) as { json: string };
+    return row.json;
+  }
+
+  /** Every item, in order, a batch at a time. */
+  async *all(listing: Listing): AsyncGenerator<string[]> {
+    const positions = this.db.prepare(this.sql(listing, `${listing.position} AS position`, ` ORDER BY ${listing.order}`));
+    yield* this.batches(positions.iterate(...listing.params) as IterableIterator<{ position: number }>, (row) => this.jsonAt(listing, row.position));
+  }
+
+  /** Rows of an iterator over a fresh statement, mapped and grouped into batches. */
+  async *batches<Row>(rows: IterableIterator<Row>, toJson: (row: Row) => string): AsyncGenerator<string[]> {
+    try {
+      let batch: string[] = [];
+      for (const row of rows) {
+        batch.push(toJson(row));
+        if (batch.length === BATCH) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      rows.return?.();
+    }
+  }
+}
