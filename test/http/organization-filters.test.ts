@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
+import type { OrganizationRecord } from '../../src/hsds/records.ts';
+import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
+import { API, getJson, pathOf, useTestApp } from '../helpers/app.ts';
+import { assertHsds } from '../helpers/hsds-schemas.ts';
+
+const names = (body: any): string[] => body.contents.map((item: any) => item.name);
+const byName = (list: string[]) => [...list].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+
+/** Names of the fixture's published organizations whose index passes `keep` (hand-checked below). */
+const fixtureNames = (keep: (index: number) => boolean) => byName(publishedOrganizations.filter((_, index) => keep(index)).map((organization) => organization.name));
+
+describe('organization filters (fixture: colors on even indices, red when divisible by 4)', () => {
+  const test = useTestApp();
+  const get = (query: string) => getJson(test().app, `${API}/organizations?per_page=100&${query}`);
+
+  it('taxonomy_term_id by id and by taxonomy:code gives exactly the tagged published organizations', async () => {
+    const red = ['Delta Youth Club', 'Iota Library', 'Nu Literacy', 'Phi Farm', 'Rho Recovery', 'Zeta Food Bank'];
+    assert.deepEqual(fixtureNames((index) => index % 4 === 0), red, 'the fixture is as described');
+    for (const value of [taxonomyTermId('Colors', 'red'), 'Colors:red', 'colors:red', 'COLORS:RED', taxonomyTermId('Colors', 'red').toUpperCase()]) {
+      const { status, body } = await get(`taxonomy_term_id=${encodeURIComponent(value)}`);
+      assert.equal(status, 200, value);
+      assert.deepEqual(names(body), red, value);
+      assert.equal(body.total_items, 6);
+      assertHsds('organizationList', body);
+    }
+    for (const item of (await get('taxonomy_term_id=Colors:red')).body.contents) {
+      assert.ok(item.classifications.some((tag: any) => tag.code === 'red'));
+    }
+  });
+
+  it('taxonomy_id by id or code gives organizations with any term of the taxonomy', async () => {
+    for (const value of [taxonomyId('Colors'), 'colors']) {
+      const { body } = await get(`taxonomy_id=${value}`);
+      assert.deepEqual(names(body), fixtureNames((index) => index % 2 === 0));
+    }
+    assert.equal((await get('taxonomy_id=things')).body.total_items, publishedOrganizations.length);
+  });
+
+  it('combines taxonomy_term_id and taxonomy_id with AND', async () => {
+    assert.equal((await get('taxonomy_term_id=Colors:blue&taxonomy_id=Colors')).body.total_items, 6);
+    const { status, body } = await get('taxonomy_term_id=things:A&taxonomy_id=Colors');
+    assert.equal(status, 200);
+    assert.equal(body.total_items, 0);
+    assert.equal(body.empty, true);
+  });
+
+  it('400 for a term or taxonomy that names nothing, saying what is accepted', async () => {
+    for (const [query, name] of [
+      ['taxonomy_term_id=Colors:purple', 'taxonomy_term_id'],
+      ['taxonomy_term_id=nope:red', 'taxonomy_term_id'],
+      ['taxonomy_term_id=red', 'taxonomy_term_id'],
+      [`taxonomy_term_id=${taxonomyTermId('Colors', 'purple')}`, 'taxonomy_term_id'],
+      ['taxonomy_id=nope', 'taxonomy_id'],
+    ]) {
+      const { status, body } = await get(query!);
+      assert.equal(status, 400, query);
+      assert.equal(body.invalid_params[0].name, name, query);
+    }
+    assert.match((await get('taxonomy_id=nope')).body.detail, /Colors, things/);
+  });
+
+  it('search finds words in name, alternate name and description, by stem, without regard to case or accents', async () => {
+    assert.deepEqual(names((await get('search=shelter')).body).sort(), ['Sigma Shelter', 'alpha shelter']);
+    assert.deepEqual(names((await get('search=SHELTERS')).body).sort(), ['Sigma Shelter', 'alpha shelter']);
+    assert.deepEqual(names((await get('search=Shélter')).body).sort(), ['Sigma Shelter', 'alpha shelter']);
+    assert.deepEqual(byName(names((await get('search=helps%20people')).body)), fixtureNames((index) => index % 3 === 0));
+    // "Zeta Org" is index 0's alternate name only.
+    assert.deepEqual(byName(names((await get('search=org')).body)), fixtureNames((index) => index % 4 === 0));
+    assert.equal((await get('search=shelter%20clinic')).body.total_items, 0, 'every word must match');
+  });
+
+  it('search takes punctuation, quotes and query syntax as plain text', async () => {
+    for (const text of ['"shelter', "shelter's", 'shelter*', '(shelter)', 'shelter:', '-shelter', '^shelter', '{shelter}', 'shelter"" OR', '\\shelter', 'NEAR(shelter)']) {
+      const { status, body } = await get(`search=${encodeURIComponent(text)}`);
+      assert.equal(status, 200, text);
+      if (!/OR|NEAR|'s/.test(text)) assert.deepEqual(names(body).sort(), ['Sigma Shelter', 'alpha shelter'], text);
+    }
+    assert.equal((await get(`search=${encodeURIComponent('shelter OR clinic')}`)).body.total_items, 0, 'OR is a word, not an operator');
+    const blank = await get(`search=${encodeURIComponent(' "*" ')}`);
+    assert.equal(blank.body.total_items, publishedOrganizations.length, 'a search without words is no search');
+  });
+
+  it('search combines with taxonomy filters, and pages and links stay consistent', async () => {
+    const { body } = await get('search=helps&taxonomy_term_id=Colors:red');
+    assert.deepEqual(byName(names(body)), fixtureNames((index) => index % 12 === 0));
+    let page = (await getJson(test().app, `${API}/organizations?search=helps&per_page=3`)).body;
+    assert.equal(page.total_items, 8);
+    assert.equal(page.total_pages, 3);
+    const seen: string[] = [...names(page)];
+    while (page.links.next !== undefined) {
+      assert.match(page.links.next, /search=helps/);
+      page = (await getJson(test().app, pathOf(page.links.next))).body;
+      seen.push(...names(page));
+    }
+    assert.equal(page.page_number, 3);
+    assert.equal(page.size, 2);
+    assert.deepEqual(seen.sort(), fixtureNames((index) => index % 3 === 0).sort());
+  });
+
+  it('400 for an over-long search', async () => {
+    const { status, body } = await get(`search=${'a'.repeat(257)}`);
+    assert.equal(status, 400);
+    assert.equal(body.invalid_params[0].name, 'search');
+    assert.equal((await get(`search=${Array.from({ length: 33 }, () => 'a').join('+')}`)).status, 400);
+  });
+
+  it('full=true lists the full documents, valid HSDS organizations', async () => {
+    for (const value of ['true', '1']) {
+      const { body } = await get(`full=${value}&taxonomy_term_id=Colors:red`);
+      assert.equal(body.total_items, 6);
+      for (const item of body.contents) {
+        assert.ok(Array.isArray(item.attributes) && Array.isArray(item.organization_identifiers));
+        assertHsds('organization', item);
+        const single = await getJson(test().app, `${API}/organizations/${item.id}`);
+        assert.deepEqual(item, single.body);
+      }
+    }
+    for (const value of ['false', '0']) {
+      const { body } = await get(`full=${value}`);
+      assert.equal(body.contents[0].attributes, undefined);
+    }
+  });
+
+  it('400 naming the parameter for a boolean that is not true, false, 1 or 0', async () => {
+    for (const value of ['yes', 'TRUE', '', '2', 'on']) {
+      const { status, body } = await get(`full=${value}`);
+      assert.equal(status, 400, value);
+      assert.deepEqual(body.invalid_params, [{ name: 'full', reason: 'must be true, false, 1 or 0' }]);
+    }
+  });
+});
+
+describe('search ranking', () => {
+  const organization = (externalId: string, name: string, description?: string): OrganizationRecord => ({
+    externalId,
+    status: 'published',
+    name,
+    description,
+    identifiers: [],
+    tags: [],
+  });
+  const test = useTestApp(
+    fixtureDataset({
+      organizations: [
+        organization('R1', 'Aardvark Services', 'We run the harbor ferry.'),
+        organization('R2', 'Harbor House'),
+        organization('R3', 'Bay Help', 'Harbor, harbor and more harbor.'),
+        organization('R4', 'Unrelated'),
+      ],
+    }),
+  );
+
+  it('ranks a match in the name above matches in the description', async () => {
+    const { body } = await getJson(test().app, `${API}/organizations?search=harbor`);
+    assert.equal(body.total_items, 3);
+    assert.equal(body.contents[0].name, 'Harbor House');
+    assert.deepEqual(names(body).slice(1).sort(), ['Aardvark Services', 'Bay Help']);
+  });
+});
