@@ -10,8 +10,6 @@ export const STAGING_TABLES = `
   ) WITHOUT ROWID;
   CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, at TEXT);
   CREATE TABLE staging.identifiers (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT);
-  CREATE TABLE staging.term_members (term_position INTEGER NOT NULL, organization_position INTEGER NOT NULL);
-  CREATE TABLE staging.taxonomy_members (taxonomy_position INTEGER NOT NULL, organization_position INTEGER NOT NULL);
 `;
 
 /** Native ids that are UUIDs name the same organization in any letter case. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { organizationId } from '../hsds/ids.ts';
@@ -35,8 +35,8 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     'INSERT INTO organizations (position, id, external_id, content_hash, modified_at, json, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const insertText = db.prepare('INSERT INTO organizations_text (rowid, name, alternate_name, description) VALUES (?, ?, ?, ?)');
-  const insertTermMember = db.prepare('INSERT INTO staging.term_members (term_position, organization_position) VALUES (?, ?)');
-  const insertTaxonomyMember = db.prepare('INSERT INTO staging.taxonomy_members (taxonomy_position, organization_position) VALUES (?, ?)');
+  const termMembers = new MemberLists();
+  const taxonomyMembers = new MemberLists();
   // Links are gathered per organization first; both tables are keyed by native id, as organizations
   // are, so the join below reads all three in step and only the final sort is by name. This keeps
   // every read sequential, whatever the size of the input.
@@ -65,7 +65,7 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     const parent = organization.parentExternalId;
     const parentId = parent !== undefined && isPublished.get(stagingKey(parent)) !== undefined ? organizationId(parent) : undefined;
     const rendered = renderOrganization(record, tags, parentId);
-    const contentHash = createHash('sha1').update(rendered.detailJson).digest('base64');
+    const contentHash = hash('sha1', rendered.detailJson, 'base64');
     const modifiedAt = writer.previous.unchangedSince(organization.externalId, contentHash) ?? writer.publishedAt;
     const detailJson = withLastModified(rendered.detailJson, modifiedAt);
     writer.hash.update(detailJson).update('\n');
@@ -73,24 +73,48 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     insertText.run(position, organization.name, organization.alternateName ?? null, organization.description ?? null);
     const taxonomies = new Set<string>();
     for (const { term } of tags) {
-      insertTermMember.run(writer.termPositions.get(term.id)!, position);
+      termMembers.add(writer.termPositions.get(term.id)!, position);
       taxonomies.add(term.taxonomy.code);
     }
-    for (const code of taxonomies) insertTaxonomyMember.run(writer.taxonomyPositions.get(code)!, position);
+    for (const code of taxonomies) taxonomyMembers.add(writer.taxonomyPositions.get(code)!, position);
     if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
   }
   writer.onProgress?.(position);
-  writeMemberships(db);
+  termMembers.write(db, 'INSERT INTO organization_terms (term_position, position_in_term, organization_position) VALUES (?, ?, ?)');
+  taxonomyMembers.write(db, 'INSERT INTO organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position) VALUES (?, ?, ?)');
   return position;
 }
 
-/** Dense positions within each term and taxonomy, in served order: a filtered page is a range too. */
-function writeMemberships(db: DatabaseSync): void {
-  for (const [group, table] of [['term', 'organization_terms'], ['taxonomy', 'organization_taxonomies']]) {
-    db.exec(`
-      INSERT INTO ${table} (${group}_position, position_in_${group}, organization_position)
-        SELECT ${group}_position, row_number() OVER (PARTITION BY ${group}_position ORDER BY organization_position), organization_position
-        FROM staging.${group}_members ORDER BY 1, 2`);
+/**
+ * The organizations of each term (or taxonomy), by position. Organizations arrive in served order,
+ * so every list is already sorted, and rows go out in key order: no sort, no random writes. Lists
+ * are typed arrays: 4 bytes per tag, whatever the size of the input.
+ */
+class MemberLists {
+  private readonly lists = new Map<number, { positions: Int32Array; length: number }>();
+
+  add(key: number, organizationPosition: number): void {
+    let list = this.lists.get(key);
+    if (list === undefined) {
+      list = { positions: new Int32Array(64), length: 0 };
+      this.lists.set(key, list);
+    }
+    if (list.length === list.positions.length) {
+      const grown = new Int32Array(list.positions.length * 2);
+      grown.set(list.positions);
+      list.positions = grown;
+    }
+    list.positions[list.length++] = organizationPosition;
+  }
+
+  /** Inserts (key, 1-based position in the list, organization position) rows, in key order. */
+  write(db: DatabaseSync, insertSql: string): void {
+    const insert = db.prepare(insertSql);
+    for (const key of [...this.lists.keys()].sort((a, b) => a - b)) {
+      const { positions, length } = this.lists.get(key)!;
+      for (let index = 0; index < length; index++) insert.run(key, index + 1, positions[index]!);
+    }
+    this.lists.clear();
   }
 }
 

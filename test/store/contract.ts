@@ -54,6 +54,57 @@ export function describeStoreContract(backend: string, open: (input: DatasetInpu
       assert.equal(JSON.parse((await store.taxonomy(taxonomyId('things')))!).code, 'things');
     });
 
+    const collect = async (batches: AsyncIterable<string[]>) => {
+      const items: string[] = [];
+      for await (const batch of batches) items.push(...batch);
+      return items;
+    };
+
+    it('filters organizations by term, taxonomy, search and modification time, combined with AND', async () => {
+      const red = taxonomyTermId('Colors', 'red');
+      const byTerm = await store.organizations({ taxonomyTermId: red }, { first: 1, count: 100 });
+      assert.equal(byTerm.total, 6);
+      assert.deepEqual((await store.organizations({ taxonomyTermId: red }, { first: 2, count: 2 })).items, byTerm.items.slice(1, 3));
+      assert.equal((await store.organizations({ taxonomyId: taxonomyId('Colors') }, { first: 1, count: 1 })).total, 12);
+      assert.equal((await store.organizations({ taxonomyId: taxonomyId('things'), taxonomyTermId: red }, { first: 1, count: 1 })).total, 0);
+      assert.equal((await store.organizations({ taxonomyTermId: taxonomyTermId('Colors', 'nope') }, { first: 1, count: 1 })).total, 0);
+      const search = await store.organizations({ search: ['shelter'] }, { first: 1, count: 10 });
+      assert.deepEqual(search.items.map((json) => JSON.parse(json).name).sort(), ['Sigma Shelter', 'alpha shelter']);
+      assert.equal((await store.organizations({ search: ['helps'], taxonomyTermId: red }, { first: 1, count: 10 })).total, 2);
+      const { publishedAt } = await store.info();
+      assert.equal((await store.organizations({ modifiedSince: publishedAt }, { first: 1, count: 1 })).total, publishedOrganizations.length);
+      assert.equal((await store.organizations({ modifiedSince: '2999-01-01T00:00:00.000Z', taxonomyTermId: red }, { first: 1, count: 1 })).total, 0);
+      const full = await store.organizations({ taxonomyTermId: red }, { first: 1, count: 1 }, { full: true });
+      assert.deepEqual(full.items[0], await store.organization(JSON.parse(byTerm.items[0]!).id));
+    });
+
+    it('streams every item of a filtered list, in list order', async () => {
+      const all = await store.organizations({}, { first: 1, count: 100 });
+      assert.deepEqual(await collect(store.allOrganizations({})), all.items);
+      const red = { taxonomyTermId: taxonomyTermId('Colors', 'red') };
+      assert.deepEqual(await collect(store.allOrganizations(red, { full: true })), (await store.organizations(red, { first: 1, count: 100 }, { full: true })).items);
+      assert.deepEqual(await collect(store.allOrganizations({ search: ['nothing'] })), []);
+      assert.equal((await collect(store.allTaxonomyTerms({ topOnly: true }))).length, 26);
+      assert.deepEqual((await collect(store.allTaxonomies({ search: ['demo'] }))).map((json) => JSON.parse(json).code), ['things']);
+    });
+
+    it('filters terms by parent, top level and search', async () => {
+      const children = await store.taxonomyTerms({ parentId: taxonomyTermId('things', 'A') }, { first: 1, count: 10 });
+      assert.deepEqual(children.items.map((json) => JSON.parse(json).code), ['F', 'K', 'P', 'U']);
+      assert.equal((await store.taxonomyTerms({ topOnly: true, taxonomyId: taxonomyId('things') }, { first: 1, count: 1 })).total, 19);
+      assert.deepEqual((await store.taxonomyTerms({ search: ['magenta'] }, { first: 1, count: 5 })).items.map((json) => JSON.parse(json).code), ['magenta']);
+    });
+
+    it('resolves terms by id or taxonomy:code', async () => {
+      const red = { id: taxonomyTermId('Colors', 'red'), taxonomyId: taxonomyId('Colors') };
+      assert.deepEqual(await store.findTaxonomyTerm(red.id), red);
+      assert.deepEqual(await store.findTaxonomyTerm(red.id.toUpperCase()), red);
+      assert.deepEqual(await store.findTaxonomyTerm('colors:red'), red);
+      assert.deepEqual(await store.findTaxonomyTerm('Colors:RED'), red);
+      assert.equal(await store.findTaxonomyTerm('Colors:purple'), undefined);
+      assert.equal(await store.findTaxonomyTerm('red'), undefined);
+    });
+
     it('resolves taxonomies by id or code, case-insensitively', async () => {
       assert.deepEqual(await store.findTaxonomy('colors'), { id: taxonomyId('Colors'), code: 'Colors' });
       assert.deepEqual(await store.findTaxonomy(taxonomyId('things').toUpperCase()), { id: taxonomyId('things'), code: 'things' });
