@@ -32,7 +32,7 @@ const fail = (reason: string): never => {
 export function integerParameter(minimum: number, maximum: number, defaultValue: number, description: string): QueryParameter<number> {
   const reason = `must be an integer from ${minimum} to ${maximum}`;
   return {
-    schema: Type.Optional(Type.Integer({ minimum, maximum, default: defaultValue, description })),
+    schema: Type.Optional(Type.Integer({ minimum, maximum, default: defaultValue, description, examples: [Math.min(maximum, defaultValue + 1)] })),
     read(raw) {
       if (!/^[0-9]+$/.test(raw)) return fail(reason);
       const value = Number(raw);
@@ -45,14 +45,14 @@ const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true,
 
 export function booleanParameter(description: string): QueryParameter<boolean> {
   return {
-    schema: Type.Optional(Type.Boolean({ default: false, description: `${description} Accepts \`true\`, \`false\`, \`1\` or \`0\`.` })),
+    schema: Type.Optional(Type.Boolean({ default: false, description: `${description} Accepts \`true\`, \`false\`, \`1\` or \`0\`.`, examples: [true] })),
     read: (raw) => BOOLEANS[raw] ?? fail('must be true, false, 1 or 0'),
   };
 }
 
 export function choiceParameter<const Choice extends string>(choices: readonly Choice[], defaultValue: Choice, description: string): QueryParameter<Choice> {
   return {
-    schema: Type.Optional(Type.Union(choices.map((choice) => Type.Literal(choice)), { default: defaultValue, description })),
+    schema: Type.Optional(Type.Union(choices.map((choice) => Type.Literal(choice)), { default: defaultValue, description, examples: choices.filter((choice) => choice !== defaultValue) })),
     read: (raw) => (choices as readonly string[]).includes(raw) ? (raw as Choice) : fail(`must be one of ${choices.join(', ')}`),
   };
 }

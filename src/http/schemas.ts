@@ -19,9 +19,9 @@ export const Problem = Type.Object(
   { $id: 'Problem', title: 'RFC 9457 problem details' },
 );
 
-export const problemResponse = (description: string) => ({
+export const problemResponse = (description: string, example: unknown) => ({
   description,
-  content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+  content: { 'application/problem+json': { schema: Type.Ref('Problem'), example } },
 });
 
 const Links = Type.Object(
@@ -75,4 +75,4 @@ export const Root = Type.Object({
   }),
 });
 
-export const IdParams = Type.Object({ id: Type.String({ description: 'The HSDS id (a UUID).' }) });
+export const IdParams = (example: string) => Type.Object({ id: Type.String({ description: 'The HSDS id (a UUID).', examples: [example] }) });

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { notFound } from '../plugins/app/problems.ts';
 import { canonicalUuid, sendJson } from '../reply.ts';
+import { problemExamples } from '../examples.ts';
 import { IdParams, problemResponse } from '../schemas.ts';
 import type { Store } from '../../store/store.ts';
 
@@ -12,8 +13,9 @@ export interface ByIdRoute {
   tags: string[];
   operationId: string;
   summary: string;
-  /** `$id` of the response document schema. */
+  /** `$id` of the response document schema, and an example document. */
   schemaId: string;
+  example: { id: string };
   /** What is looked up, for the 404 wording, e.g. "published organization". */
   noun: string;
   find: (store: Store, id: string) => Promise<string | undefined>;
@@ -33,13 +35,25 @@ export function getById(app: TypeboxApp, route: ByIdRoute): void {
         tags: route.tags,
         operationId: route.operationId,
         summary: route.summary,
-        params: IdParams,
+        params: IdParams(route.example.id),
         response: {
-          200: Type.Ref(route.schemaId),
+          200: { description: `The ${route.noun}.`, content: { 'application/json': { schema: Type.Ref(route.schemaId), example: route.example } } },
           ...(route.findIdByNativeId === undefined
             ? {}
-            : { 308: { description: 'The path named a native id: `Location` is the canonical URL, by HSDS id.', type: 'null' } }),
-          404: problemResponse(`No ${route.noun} has this id (or the id is not a UUID).`),
+            : {
+                308: {
+                  description: 'The path named a native id: `Location` is the canonical URL, by HSDS id.',
+                  type: 'null',
+                  headers: {
+                    location: Type.String({
+                      format: 'uri',
+                      description: 'The canonical URL of the document, with the request\'s query.',
+                      examples: [`https://api.example.org/api/hsds/v3${route.url.replace(':id', route.example.id)}`],
+                    }),
+                  },
+                },
+              }),
+          404: problemResponse(`No ${route.noun} has this id (or the id is not a UUID).`, problemExamples.notFound(route.noun)),
         },
       },
     },

@@ -5,6 +5,7 @@ import type { TSchema } from 'typebox';
 import { PAGING_PARAMETERS, pageEnvelope, pagingOf, positionRange } from '../pagination.ts';
 import { choiceParameter, querySchema, readQuery } from '../query.ts';
 import type { QueryParameters } from '../query.ts';
+import { pageExample, problemExamples } from '../examples.ts';
 import { sendJson } from '../reply.ts';
 import { pageOf, problemResponse } from '../schemas.ts';
 import type { Batches, Page, PositionRange, Store } from '../../store/store.ts';
@@ -27,8 +28,9 @@ export interface ListRoute<Filter> {
   operationId: string;
   summary: string;
   description: string;
-  /** The schema of one item, as listed. */
+  /** The schema of one item, as listed, and an example item. */
   item: TSchema;
+  example: unknown;
   /** Query parameters beyond paging and `format`. */
   parameters: QueryParameters;
   /** What a 400 can mean on this route. */
@@ -77,11 +79,11 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
           200: {
             description: `A page of ${route.tags[0]} (\`format=json\`, the default), or all of them (\`format=ndjson\`).`,
             content: {
-              'application/json': { schema: pageOf(route.item) },
-              'application/x-ndjson': { schema: route.item },
+              'application/json': { schema: pageOf(route.item), example: pageExample(route.url, [route.example]) },
+              'application/x-ndjson': { schema: route.item, example: route.example },
             },
           },
-          400: problemResponse(route.badRequest),
+          400: problemResponse(route.badRequest, problemExamples.badParameter),
         },
       },
       preValidation: readQuery(parameters),

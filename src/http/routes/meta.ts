@@ -1,11 +1,15 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SERVER_PLACEHOLDER } from '../plugins/external/openapi.ts';
+import { rootExample } from '../examples.ts';
 import { sendJson } from '../reply.ts';
+import packageJson from '../../../package.json' with { type: 'json' };
 import { Root } from '../schemas.ts';
 
 /** The version of HSDS this profile targets (the root object's `version`). */
 const HSDS_VERSION = '3.0';
+
+const packageVersion = packageJson.version;
 
 const PROFILE_DOCUMENT = readFileSync(new URL('../../../docs/profile.md', import.meta.url), 'utf8');
 
@@ -17,7 +21,7 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['meta'],
         operationId: 'getAPIMetaInformation',
         summary: 'About this API and its relation to HSDS',
-        response: { 200: Root },
+        response: { 200: { description: 'About this API, and the dataset version being served.', content: { 'application/json': { schema: Root, example: rootExample } } } },
       },
     },
     async (request, reply) => {
@@ -55,7 +59,12 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['meta'],
         operationId: 'getProfile',
         summary: 'The profile document: what this API includes and excludes of HSDS, and its rules',
-        response: { 200: { description: 'The profile, in Markdown.', content: { 'text/markdown': { schema: { type: 'string' } } } } },
+        response: {
+          200: {
+            description: 'The profile, in Markdown.',
+            content: { 'text/markdown': { schema: { type: 'string' }, example: PROFILE_DOCUMENT.slice(0, PROFILE_DOCUMENT.indexOf('\n\n')) } },
+          },
+        },
       },
     },
     async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(PROFILE_DOCUMENT),
@@ -67,7 +76,12 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     tags: ['meta'],
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI document',
-    response: { 200: { description: 'OpenAPI 3.1, with this server\'s URL.', content: { 'application/json': { schema: { type: 'object' } } } } },
+    response: {
+      200: {
+        description: 'OpenAPI 3.1, with this server\'s URL.',
+        content: { 'application/json': { schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'hsds-org-api', version: packageVersion }, paths: {} } } },
+      },
+    },
   };
   app.get('/openapi.json', { schema: openapiSchema }, async (request, reply) => {
     openapiParts ??= JSON.stringify(app.swagger()).split(JSON.stringify(SERVER_PLACEHOLDER));

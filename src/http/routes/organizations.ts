@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { booleanParameter, instantParameter, searchParameter, textParameter } from '../query.ts';
+import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
@@ -31,6 +32,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     item: Type.Union([Type.Ref('OrganizationListItem'), Type.Ref('Organization')], {
       description: 'The list form; with `full=true`, the full form.',
     }),
+    example: examples.organizationListItem,
     parameters,
     badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
     filter: async (store, values) => {
@@ -52,6 +54,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     operationId: 'getOrganizationById',
     summary: 'One published organization, with attributes and identifiers; a native id (e.g. an EIN) redirects to it',
     schemaId: 'Organization',
+    example: examples.organization,
     noun: 'published organization',
     find: (store, id) => store.organization(id),
     findIdByNativeId: (store, nativeId) => store.organizationIdByNativeId(nativeId),

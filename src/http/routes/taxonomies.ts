@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { searchParameter } from '../query.ts';
+import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import type { TaxonomyFilter } from '../../store/store.ts';
@@ -15,6 +16,7 @@ const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     summary: 'List taxonomies',
     description: 'Every taxonomy of the dataset, ordered by code; with `search`, by relevance first.',
     item: Type.Ref('Taxonomy'),
+    example: examples.taxonomy,
     parameters: { search: searchParameter('`code`, `name` and `description`') },
     badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
     filter: async (_store, values) => ({ search: values.search as string[] | undefined }),
@@ -28,6 +30,7 @@ const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     operationId: 'getTaxonomyById',
     summary: 'One taxonomy',
     schemaId: 'Taxonomy',
+    example: examples.taxonomy as { id: string },
     noun: 'taxonomy',
     find: (store, id) => store.taxonomy(id),
   });

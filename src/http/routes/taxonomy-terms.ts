@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { ParameterError } from '../problem.ts';
 import { booleanParameter, searchParameter, textParameter } from '../query.ts';
+import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
@@ -30,6 +31,7 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
     description:
       'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source; with `search`, by relevance first. Each term has `children_count`. Filters combine with AND.',
     item: Type.Ref('TaxonomyTerm'),
+    example: examples.taxonomyTerm,
     parameters,
     badRequest: 'A parameter has a value it does not accept (or is given twice), or a taxonomy or term names nothing; `invalid_params` says which and why.',
     filter: async (store, values) => {
@@ -51,6 +53,7 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
     operationId: 'getTaxonomyTermById',
     summary: 'One taxonomy term, with its taxonomy',
     schemaId: 'TaxonomyTermDetail',
+    example: examples.taxonomyTermDetail,
     noun: 'taxonomy term',
     find: (store, id) => store.taxonomyTerm(id),
   });
