@@ -92,7 +92,9 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
       const values = request.parameters;
       const filter = await route.filter(request.store, values);
       if (values.format === 'ndjson') {
-        return sendNdjson(request, reply, filter === undefined ? noItems() : route.all(request.store, filter, values));
+        // HEAD gets the headers without the work: Fastify would read a real stream to its end.
+        const all = filter === undefined || request.method === 'HEAD' ? noItems() : route.all(request.store, filter, values);
+        return sendNdjson(request, reply, all);
       }
       const paging = pagingOf(values);
       const page = filter === undefined ? EMPTY : await route.page(request.store, filter, positionRange(paging), values);
