@@ -5,6 +5,7 @@ import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
 import storePlugin from './plugins/app/store.ts';
+import docs from './plugins/external/docs.ts';
 import openapi from './plugins/external/openapi.ts';
 import metaRoutes from './routes/meta.ts';
 import organizationRoutes from './routes/organizations.ts';
@@ -37,6 +38,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });
   await app.register(problems);
   await app.register(storePlugin, { stores: options.stores });
+  await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 
   await app.register(
     async (api) => {

@@ -24,6 +24,8 @@ export default fp(
           license: { name: 'MIT', identifier: 'MIT' },
         },
         servers: [{ url: SERVER_PLACEHOLDER }],
+        // A public, read-only API: no operation needs credentials (stated, so tools need not guess).
+        security: [],
         tags: [
           { name: 'meta', description: 'About this API.' },
           { name: 'organizations', description: 'Published organizations.' },

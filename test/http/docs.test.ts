@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { API, startTestApp } from '../helpers/app.ts';
+
+/** Debian's Chromium (apt-get install chromium); .ci/run installs it. No browser is downloaded. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ARTIFACTS = new URL('../.artifacts/', import.meta.url);
+const SCREENSHOT = new URL('docs.png', ARTIFACTS);
+
+const chromiumMissing = !existsSync(CHROMIUM);
+const inCi = process.env.CI === 'true';
+
+describe('documentation page', () => {
+  it('is Swagger UI over /openapi.json, its assets served by the app, at /docs and /docs/', async () => {
+    const test = await startTestApp();
+    try {
+      for (const path of [`${API}/docs`, `${API}/docs/`]) {
+        const response = await test.app.inject({ url: path });
+        assert.equal(response.statusCode, 200, path);
+        assert.match(String(response.headers['content-type']), /^text\/html/);
+        assert.match(String(response.headers['content-security-policy']), /default-src 'self'/);
+        // Every URL in the page is a path on this server: no scheme, no host.
+        const urls = [...response.body.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((match) => match[1]!);
+        assert.ok(urls.length >= 5, `${path}: ${urls.join(' ')}`);
+        for (const url of urls) assert.match(url, /^\.?\/(?!\/)/, `${path} refers to ${url}`);
+        for (const url of urls) {
+          const asset = await test.app.inject({ url: new URL(url, `http://localhost${path}`).pathname });
+          assert.equal(asset.statusCode, 200, url);
+        }
+      }
+      const initializer = await test.app.inject({ url: `${API}/docs/static/swagger-initializer.js` });
+      assert.match(initializer.body, /"urls":\[\{"url":"\/api\/hsds\/v3\/openapi\.json"/);
+      const document = JSON.parse((await test.app.inject({ url: `${API}/openapi.json` })).body);
+      assert.deepEqual(Object.keys(document.paths).filter((path) => path.includes('docs')), []);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it('prefixes its own URLs with the path of the public base URL', async () => {
+    const test = await startTestApp(undefined, { publicBaseUrl: 'https://data.example.org/hsds' });
+    try {
+      const page = await test.app.inject({ url: `${API}/docs` });
+      assert.match(page.body, /src="\/hsds\/api\/hsds\/v3\/docs\/static\/swagger-ui-bundle\.js"/);
+      const initializer = await test.app.inject({ url: `${API}/docs/static/swagger-initializer.js` });
+      assert.match(initializer.body, /"urls":\[\{"url":"\/hsds\/api\/hsds\/v3\/openapi\.json"/);
+    } finally {
+      await test.close();
+    }
+  });
+
+  it(
+    'renders every operation in headless Chromium, with no request beyond the app',
+    { skip: chromiumMissing && !inCi ? `${CHROMIUM} not found (apt-get install chromium)` : false, timeout: 120_000 },
+    async () => {
+      assert.ok(!chromiumMissing, `${CHROMIUM} not found: the docs page test needs Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`);
+      const test = await startTestApp();
+      const served: string[] = [];
+      test.app.server.on('request', (request) => served.push(String(request.url)));
+      await test.app.listen({ host: '127.0.0.1', port: 0 });
+      const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      try {
+        const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        const requested: string[] = [];
+        const problems: string[] = [];
+        context.on('request', (request) => requested.push(request.url()));
+        context.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
+        const page = await context.newPage();
+        page.on('console', (message) => {
+          if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
+        });
+        page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+
+        const document = JSON.parse((await test.app.inject({ url: `${API}/openapi.json` })).body);
+        const operations = Object.values<any>(document.paths).flatMap((item) => Object.values<any>(item));
+        assert.ok(operations.some((operation) => operation.operationId === 'getPaginatedListOfOrganizations'));
+
+        for (const path of [`${API}/docs`, `${API}/docs/`]) {
+          const response = await page.goto(`${origin}${path}`);
+          assert.equal(response?.status(), 200, path);
+          await assertRendered(page, document, operations);
+          await page.waitForLoadState('networkidle');
+          if (path === `${API}/docs`) {
+            mkdirSync(ARTIFACTS, { recursive: true });
+            await page.screenshot({ path: fileURLToPath(SCREENSHOT), fullPage: true });
+          }
+        }
+        await context.close();
+
+        assert.ok(requested.length > 0);
+        const foreign = requested.filter((url) => !url.startsWith(`${origin}/`));
+        assert.deepEqual(foreign, [], `requests beyond ${origin}:\n${foreign.join('\n')}`);
+        assert.deepEqual(problems, []);
+        // The page read the served document (with this server's URL), not the plugin's own copy.
+        assert.ok(requested.includes(`${origin}${API}/openapi.json`), requested.join('\n'));
+        assert.ok(!requested.some((url) => url.includes('/docs/json')), requested.join('\n'));
+        for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-initializer.js']) {
+          assert.ok(served.some((url) => url.endsWith(`/docs/static/${asset}`)), `${asset} not served by the app`);
+        }
+      } finally {
+        await browser.close();
+        await test.close();
+      }
+    },
+  );
+});
+
+/** Waits until Swagger UI shows the document's title, every tag and every operation (by tag and operationId). */
+async function assertRendered(page: Page, document: any, operations: any[]): Promise<void> {
+  await page.locator('#operations-organizations-getPaginatedListOfOrganizations').waitFor({ timeout: 30_000 });
+  assert.match(await page.locator('.info .title').innerText(), new RegExp(document.info.title));
+  for (const tag of document.tags) {
+    assert.equal(await page.locator(`#operations-tag-${tag.name}`).count(), 1, `tag ${tag.name}`);
+  }
+  for (const operation of operations) {
+    const block = page.locator(`#operations-${operation.tags[0]}-${operation.operationId}`);
+    assert.equal(await block.count(), 1, operation.operationId);
+    assert.match(await block.innerText(), new RegExp(operation.operationId));
+  }
+  const shown = await page.locator('.opblock').count();
+  assert.equal(shown, operations.length);
+}
