@@ -46,6 +46,8 @@ export class SqliteStore implements Store {
   private readonly datasetInfo: DatasetInfo;
   private readonly taxonomyRows: TaxonomyRow[];
   private readonly listings: ListingRunner;
+  /** The oldest and newest `last_modified`: a `modifiedSince` outside them selects all or nothing. */
+  private readonly modifiedRange: { oldest: string | null; newest: string | null };
   private readonly statements: {
     organization: StatementSync;
     organizationIdByNativeId: StatementSync;
@@ -79,6 +81,10 @@ export class SqliteStore implements Store {
       taxonomyTerms: count('taxonomy_terms'),
     };
     this.listings = new ListingRunner(this.db);
+    this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as {
+      oldest: string | null;
+      newest: string | null;
+    };
     const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t JOIN taxonomies x ON x.position = t.taxonomy_position';
     this.statements = {
       organization: this.db.prepare('SELECT detail_json AS json FROM organizations WHERE id = ?'),
@@ -191,12 +197,27 @@ export class SqliteStore implements Store {
     return { total, items: range.first > total ? [] : (rows.all(key, range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
   }
 
+  /**
+   * The same filter without a `modifiedSince` that every organization meets (say, the time of a
+   * first sync), so the list can be served by position; undefined when no organization meets it.
+   */
+  private simplified(filter: OrganizationFilter): OrganizationFilter | undefined {
+    const since = filter.modifiedSince;
+    if (since === undefined) return filter;
+    const { oldest, newest } = this.modifiedRange;
+    if (newest === null || since > newest) return undefined;
+    return oldest !== null && since <= oldest ? { ...filter, modifiedSince: undefined } : filter;
+  }
+
   async organizations(filter: OrganizationFilter, range: PositionRange, view: OrganizationView = {}): Promise<Page> {
-    return this.positionalPage(filter, view, range) ?? this.page(this.organizationListing(filter, view), range);
+    const simple = this.simplified(filter);
+    if (simple === undefined) return EMPTY;
+    return this.positionalPage(simple, view, range) ?? this.page(this.organizationListing(simple, view), range);
   }
 
   allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
-    return this.all(this.organizationListing(filter, view));
+    const simple = this.simplified(filter);
+    return simple === undefined ? noBatches() : this.all(this.organizationListing(simple, view));
   }
 
   async organization(id: string): Promise<string | undefined> {
