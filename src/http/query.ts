@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
 import { ParameterError } from './problem.ts';
+import { RANKED_SEARCH_LIMIT } from '../store/store.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -81,7 +82,7 @@ export const searchParameter = (searched: string): QueryParameter<string[] | und
   schema: Type.Optional(
     Type.String({
       maxLength: MAX_SEARCH_LENGTH,
-      description: `Full-text search over ${searched}: items having every word, ranked by relevance (best first), then in list order. Words are runs of letters and digits, matched without regard to case or accents, and by stem (\`shelters\` finds \`shelter\`). Punctuation and quotes are ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
+      description: `Full-text search over ${searched}: items having every word, ranked by relevance (best first), then in list order; when more than ${RANKED_SEARCH_LIMIT} items match, in list order only. Words are runs of letters and digits, matched without regard to case or accents, and by stem (\`shelters\` finds \`shelter\`). Punctuation and quotes are ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
       examples: ['food bank'],
     }),
   ),

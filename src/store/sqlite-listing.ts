@@ -12,7 +12,10 @@ export interface Listing {
   from: string;
   where: string[];
   params: SQLInputValue[];
+  /** The list order (by position), which needs no sort. */
   order: string;
+  /** For a search: the relevance order (ahead of `order`), applied when the matches are few enough. */
+  ranking?: string;
   /** The expression giving a row's position in `table`. */
   position: string;
 }
@@ -63,9 +66,13 @@ export class ListingRunner {
     return (this.statement(this.sql(listing, 'count(*) AS n')).get(...listing.params) as { n: number }).n;
   }
 
-  /** The items at 0-based `offset`, in order. */
-  items(listing: Listing, offset: number, limit: number): string[] {
-    const positions = this.statement(this.sql(listing, `${listing.position} AS position`, ` ORDER BY ${listing.order} LIMIT ? OFFSET ?`));
+  private static orderBy(listing: Listing, ranked: boolean): string {
+    return ` ORDER BY ${ranked && listing.ranking !== undefined ? `${listing.ranking}, ` : ''}${listing.order}`;
+  }
+
+  /** The items at 0-based `offset`, in order (by relevance first when `ranked`). */
+  items(listing: Listing, offset: number, limit: number, ranked: boolean): string[] {
+    const positions = this.statement(this.sql(listing, `${listing.position} AS position`, `${ListingRunner.orderBy(listing, ranked)} LIMIT ? OFFSET ?`));
     const rows = positions.all(...listing.params, limit, offset) as { position: number }[];
     return rows.map((row) => this.jsonAt(listing, row.position));
   }
@@ -75,9 +82,9 @@ export class ListingRunner {
     return row.json;
   }
 
-  /** Every item, in order, a batch at a time. */
-  async *all(listing: Listing): AsyncGenerator<string[]> {
-    const positions = this.db.prepare(this.sql(listing, `${listing.position} AS position`, ` ORDER BY ${listing.order}`));
+  /** Every item, in order (by relevance first when `ranked`), a batch at a time. */
+  async *all(listing: Listing, ranked: boolean): AsyncGenerator<string[]> {
+    const positions = this.db.prepare(this.sql(listing, `${listing.position} AS position`, ListingRunner.orderBy(listing, ranked)));
     yield* this.batches(positions.iterate(...listing.params) as IterableIterator<{ position: number }>, (row) => this.jsonAt(listing, row.position));
   }
 

@@ -3,6 +3,7 @@ import type { StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 import { ListingRunner, textMatch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
+import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {
   Batches,
   DatasetInfo,
@@ -104,11 +105,12 @@ export class SqliteStore implements Store {
   private page(listing: Listing | undefined, range: PositionRange): Page {
     if (listing === undefined) return EMPTY;
     const total = this.listings.count(listing);
-    return { total, items: range.first > total ? [] : this.listings.items(listing, range.first - 1, range.count) };
+    return { total, items: range.first > total ? [] : this.listings.items(listing, range.first - 1, range.count, total <= RANKED_SEARCH_LIMIT) };
   }
 
   private all(listing: Listing | undefined): Batches {
-    return listing === undefined ? noBatches() : this.listings.all(listing);
+    if (listing === undefined) return noBatches();
+    return this.listings.all(listing, listing.ranking !== undefined && this.listings.count(listing) <= RANKED_SEARCH_LIMIT);
   }
 
   async info(): Promise<DatasetInfo> {
@@ -151,7 +153,8 @@ export class SqliteStore implements Store {
         from: filter.modifiedSince === undefined ? 'organizations_text' : 'organizations_text JOIN organizations o ON o.position = organizations_text.rowid',
         where: [text.where, ...memberCondition('organizations_text.rowid'), ...modified],
         params: [text.param, ...memberParams, ...modifiedParams],
-        order: `${text.rank}, organizations_text.rowid`,
+        order: 'organizations_text.rowid',
+        ranking: text.rank,
         position: 'organizations_text.rowid',
       };
     }
@@ -232,7 +235,7 @@ export class SqliteStore implements Store {
     const base = { table: 'taxonomies' as const, jsonColumn: 'json' as const };
     if (filter.search === undefined) return { ...base, from: 'taxonomies', where: [], params: [], order: 'position', position: 'position' };
     const text = textMatch('taxonomies_text', filter.search, VOCABULARY_WEIGHTS);
-    return { ...base, from: 'taxonomies_text', where: [text.where], params: [text.param], order: `${text.rank}, rowid`, position: 'rowid' };
+    return { ...base, from: 'taxonomies_text', where: [text.where], params: [text.param], order: 'rowid', ranking: text.rank, position: 'rowid' };
   }
 
   async taxonomies(filter: TaxonomyFilter, range: PositionRange): Promise<Page> {
@@ -272,7 +275,8 @@ export class SqliteStore implements Store {
       from: 'taxonomy_terms_text JOIN taxonomy_terms t ON t.position = taxonomy_terms_text.rowid',
       where: [text.where, ...where],
       params: [text.param, ...params],
-      order: `${text.rank}, t.position`,
+      order: 't.position',
+      ranking: text.rank,
       position: 't.position',
     };
   }

@@ -36,10 +36,14 @@ export interface TaxonomyTermRef {
 }
 
 /**
- * Words to search for (see http/search.ts): an item matches when it has every word; matches come
- * ranked by relevance, then in list order.
+ * Words to search for (see http/query.ts): an item matches when it has every word. Matches come
+ * ranked by relevance, then in list order; but when a search matches more than RANKED_SEARCH_LIMIT
+ * items, in list order only. Ranking costs time for every match, and among that many (a search for
+ * "church" or "inc") it says little; this keeps every search page cheap.
  */
 export type SearchWords = readonly string[];
+
+export const RANKED_SEARCH_LIMIT = 5000;
 
 /** Every criterion given must hold (AND). Ids are HSDS ids, already resolved from codes. */
 export interface OrganizationFilter {

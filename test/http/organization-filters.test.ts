@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
 import type { OrganizationRecord } from '../../src/hsds/records.ts';
+import { RANKED_SEARCH_LIMIT } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, pathOf, useTestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
@@ -158,5 +159,25 @@ describe('search ranking', () => {
     assert.equal(body.total_items, 3);
     assert.equal(body.contents[0].name, 'Harbor House');
     assert.deepEqual(names(body).slice(1).sort(), ['Aardvark Services', 'Bay Help']);
+  });
+});
+
+describe('a search with more matches than are ranked', () => {
+  const many = Array.from({ length: RANKED_SEARCH_LIMIT + 1 }, (_, index): OrganizationRecord => ({
+    externalId: `M${index}`,
+    status: 'published',
+    name: `Org ${String(index).padStart(5, '0')}`,
+    description: index % 2 === 0 ? 'harbor' : 'harbor harbor harbor',
+    identifiers: [],
+    tags: [],
+  }));
+  const test = useTestApp(fixtureDataset({ organizations: many }));
+
+  it('lists the matches in list order', async () => {
+    const first = await getJson(test().app, `${API}/organizations?search=harbor&per_page=100`);
+    assert.equal(first.body.total_items, RANKED_SEARCH_LIMIT + 1);
+    assert.deepEqual(names(first.body), many.slice(0, 100).map((organization) => organization.name));
+    const last = await getJson(test().app, `${API}/organizations?search=harbor&per_page=100&page=51`);
+    assert.deepEqual(names(last.body), [many.at(-1)!.name]);
   });
 });
