@@ -26,6 +26,13 @@ export interface QueryParameter<T = unknown> {
 
 class Unreadable extends Error {}
 
+/** Length in code points, as JSON Schema's maxLength counts. */
+const characters = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+};
+
 const fail = (reason: string): never => {
   throw new Unreadable(reason);
 };
@@ -64,7 +71,7 @@ export function textParameter(maxLength: number, description: string, examples: 
     schema: Type.Optional(Type.String({ maxLength, description, ...(examples.length > 0 ? { examples } : {}) })),
     read(raw) {
       const value = raw.trim();
-      if (value.length > maxLength) return fail(`must be at most ${maxLength} characters`);
+      if (characters(value) > maxLength) return fail(`must be at most ${maxLength} characters`);
       return value === '' ? undefined : value;
     },
   };
@@ -72,7 +79,8 @@ export function textParameter(maxLength: number, description: string, examples: 
 
 export const MAX_SEARCH_LENGTH = 256;
 export const MAX_SEARCH_WORDS = 32;
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+// A word starts with a letter or digit; combining marks belong to the word they follow.
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 
 /**
  * Search text is split into words (runs of letters and digits); punctuation and quotes only separate
@@ -87,39 +95,50 @@ export const searchParameter = (searched: string): QueryParameter<string[] | und
     }),
   ),
   read(raw) {
-    if (raw.length > MAX_SEARCH_LENGTH) return fail(`must be at most ${MAX_SEARCH_LENGTH} characters`);
+    if (characters(raw) > MAX_SEARCH_LENGTH) return fail(`must be at most ${MAX_SEARCH_LENGTH} characters`);
     const words = raw.match(WORD) ?? [];
     if (words.length > MAX_SEARCH_WORDS) return fail(`must have at most ${MAX_SEARCH_WORDS} words`);
     return words.length === 0 ? undefined : words;
   },
 });
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:\d{2})?)?$/;
+// An unescaped `+` in a query string arrives as a space, so a space before the offset reads as `+`.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+ -]\d{2}:\d{2})?)?$/;
+
+/** The latest instant an ISO 8601 string of four-digit years can name; later ones are clamped to it. */
+const LATEST = '9999-12-31T23:59:59.999Z';
 
 /**
  * An ISO 8601 (RFC 3339) date or date-time as an instant: `2026-11-01` (midnight UTC),
  * `2026-11-01T09:30`, `2026-11-01T09:30:00Z`, `2026-11-01T09:30:00.5+01:00`. Without an offset, UTC.
+ * Returned in the form `last_modified` is stored in (toISOString), so the two compare as strings.
  */
-export function readInstant(raw: string): Date | undefined {
+export function readInstant(raw: string): string | undefined {
   const match = DATE_TIME.exec(raw);
   if (match === null) return undefined;
   const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', offset = 'Z'] = match;
-  const parts = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
-  const [y, mo, d, h, mi, s] = parts;
-  const millis = Date.UTC(y, mo - 1, d, h, mi, s, Math.floor(Number(`0${fraction || '.0'}`) * 1000));
-  const date = new Date(millis);
-  // Date.UTC rolls over (February 30 becomes March 2); a real date reads back the same.
-  if (y < 1 || date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d || h > 23 || mi > 59 || s > 59) return undefined;
-  if (offset.toUpperCase() === 'Z') return date;
-  const [offsetHours, offsetMinutes] = offset.slice(1).split(':').map(Number) as [number, number];
-  if (offsetHours > 23 || offsetMinutes > 59) return undefined;
-  const sign = offset.startsWith('-') ? -1 : 1;
-  return new Date(millis - sign * (offsetHours * 60 + offsetMinutes) * 60_000);
+  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  if (h > 23 || mi > 59 || s > 59) return undefined;
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, takes years 0 to 99 as they are.
+  date.setUTCFullYear(y, mo - 1, d);
+  date.setUTCHours(h, mi, s, Math.floor(Number(`0${fraction || '.0'}`) * 1000));
+  // A rolled-over date (February 30 read as March 2) is not a real one.
+  if (date.getUTCFullYear() !== y || date.getUTCMonth() !== mo - 1 || date.getUTCDate() !== d) return undefined;
+  let millis = date.getTime();
+  if (offset.toUpperCase() !== 'Z') {
+    const [offsetHours, offsetMinutes] = offset.slice(1).split(':').map(Number) as [number, number];
+    if (offsetHours > 23 || offsetMinutes > 59) return undefined;
+    millis -= (offset.startsWith('-') ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  }
+  const instant = new Date(millis);
+  if (instant.getUTCFullYear() > 9999) return LATEST;
+  return instant.getUTCFullYear() < 0 ? '0000-01-01T00:00:00.000Z' : instant.toISOString();
 }
 
 export const instantParameter = (description: string): QueryParameter<string> => ({
   schema: Type.Optional(Type.String({ description, examples: ['2026-11-01', '2026-11-01T09:30:00Z'] })),
-  read: (raw) => readInstant(raw)?.toISOString() ?? fail('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T09:30:00Z)'),
+  read: (raw) => readInstant(raw) ?? fail('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T09:30:00Z)'),
 });
 
 export type QueryParameters = Record<string, QueryParameter>;

@@ -14,18 +14,19 @@ export class PreviousVersions {
 
   constructor(snapshot: string | undefined) {
     if (snapshot === undefined) return;
+    let db: DatabaseSync | undefined;
     try {
-      const db = new DatabaseSync(snapshot, { readOnly: true });
+      db = new DatabaseSync(snapshot, { readOnly: true });
       const format = db.prepare('SELECT value FROM dataset WHERE key = ?').get(DatasetKey.format) as { value: string } | undefined;
-      if (format?.value !== String(SNAPSHOT_FORMAT)) {
-        db.close();
+      if (format?.value === String(SNAPSHOT_FORMAT)) {
+        this.lookup = db.prepare('SELECT content_hash, modified_at FROM organizations WHERE external_id = ?');
+        this.db = db;
         return;
       }
-      this.db = db;
-      this.lookup = db.prepare('SELECT content_hash, modified_at FROM organizations WHERE external_id = ?');
     } catch {
-      this.db = undefined;
+      // unreadable: every organization counts as new
     }
+    if (db?.isOpen) db.close();
   }
 
   /** The previous `last_modified` of this organization if its content hash is the same, else undefined. */

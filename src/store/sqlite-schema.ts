@@ -8,7 +8,7 @@ export const SNAPSHOT_FORMAT = 2;
 
 /**
  * Words are runs of letters and digits, folded to lower case without diacritics, and stemmed (Porter)
- * so that "shelters" finds "shelter". Search input is split the same way (see http/search.ts).
+ * so that "shelters" finds "shelter". Search input is split into words likewise (see http/query.ts).
  */
 const FULL_TEXT = "content='', tokenize='porter unicode61 remove_diacritics 2'";
 

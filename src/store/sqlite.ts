@@ -304,14 +304,14 @@ export class SqliteStore implements Store {
   }
 
   async findTaxonomyTerm(idOrCode: string): Promise<TaxonomyTermRef | undefined> {
-    const separator = idOrCode.indexOf(':');
-    let row: TaxonomyTermRef | undefined;
-    if (separator < 0) {
-      row = this.statements.termById.get(idOrCode.toLowerCase()) as TaxonomyTermRef | undefined;
-    } else {
-      const taxonomy = this.taxonomyRow(idOrCode.slice(0, separator));
-      const code = idOrCode.slice(separator + 1);
-      if (taxonomy === undefined) return undefined;
+    const lowerCase = idOrCode.toLowerCase();
+    let row = this.statements.termById.get(lowerCase) as TaxonomyTermRef | undefined;
+    // `taxonomy:code`, where a taxonomy code may itself hold a colon: every taxonomy whose code
+    // prefixes the value is tried.
+    for (const taxonomy of this.taxonomyRows) {
+      if (row !== undefined) break;
+      if (!lowerCase.startsWith(`${taxonomy.code.toLowerCase()}:`)) continue;
+      const code = idOrCode.slice(taxonomy.code.length + 1);
       row = (this.statements.termByCode.get(taxonomy.position, code) ?? this.statements.termByCodeAnyCase.get(taxonomy.position, code)) as
         | TaxonomyTermRef
         | undefined;

@@ -41,6 +41,17 @@ describe('modified_after', () => {
     }
     assert.equal((await get('modified_after=2026-02-01T12:00:00.001Z')).body.total_items, 0);
     assert.equal((await get('modified_after=2025-12-31')).body.total_items, publishedOrganizations.length + 1);
+    // An unescaped + arrives as a space.
+    assert.equal((await get('modified_after=2026-02-01T13:00:00+01:00')).body.total_items, 2);
+    // The edges of four-digit years: from the beginning, and after everything (even past 9999 once offset).
+    for (const value of ['0001-01-01', '0000-01-01T00:00:00+01:00', '0099-12-31']) {
+      assert.equal((await get(`modified_after=${encodeURIComponent(value)}`)).body.total_items, publishedOrganizations.length + 1, value);
+    }
+    for (const value of ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59-00:01']) {
+      const { status, body } = await get(`modified_after=${encodeURIComponent(value)}&format=json`);
+      assert.equal(status, 200, value);
+      assert.equal(body.total_items, 0, value);
+    }
   });
 
   it('combines with search and taxonomy filters', async () => {

@@ -80,8 +80,12 @@ describe('organization filters (fixture: colors on even indices, red when divisi
       if (!/OR|NEAR|'s/.test(text)) assert.deepEqual(names(body).sort(), ['Sigma Shelter', 'alpha shelter'], text);
     }
     assert.equal((await get(`search=${encodeURIComponent('shelter OR clinic')}`)).body.total_items, 0, 'OR is a word, not an operator');
-    const blank = await get(`search=${encodeURIComponent(' "*" ')}`);
-    assert.equal(blank.body.total_items, publishedOrganizations.length, 'a search without words is no search');
+    for (const text of [' "*" ', '\u0301', '\u0301\u0301 \u0308', '\u200b']) {
+      const blank = await get(`search=${encodeURIComponent(text)}`);
+      assert.equal(blank.body.total_items, publishedOrganizations.length, `a search without words (${JSON.stringify(text)}) is no search`);
+    }
+    assert.equal((await get(`search=${encodeURIComponent('he\u0301lps')}`)).body.total_items, 8, 'a combining mark is part of its word');
+    assert.equal((await get(`search=${encodeURIComponent('😀'.repeat(200))}`)).status, 200, 'the length is counted in characters');
   });
 
   it('search combines with taxonomy filters, and pages and links stay consistent', async () => {

@@ -18,7 +18,7 @@ const FORMAT = {
   format: choiceParameter(
     ['json', 'ndjson'],
     'json',
-    '`json`: one page in the HSDS envelope. `ndjson`: every matching item, without pagination (`page` and `per_page` are ignored), one JSON object per line, streamed (`application/x-ndjson`).',
+    '`json`: one page in the HSDS envelope. `ndjson`: every matching item, without pagination (`page` and `per_page` do not apply, though a value given must still be valid), one JSON object per line, streamed (`application/x-ndjson`).',
   ),
 };
 
