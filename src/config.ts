@@ -33,6 +33,12 @@ export const CONFIG_OPTIONS = {
     help: 'fatal, error, warn, info, debug, trace or silent',
     commands: ['serve'],
   },
+  'cache-max-age': {
+    env: 'CACHE_MAX_AGE',
+    default: '300',
+    help: 'seconds clients and edge caches may keep a response (Cache-Control max-age)',
+    commands: ['serve'],
+  },
   'max-errors': { env: 'MAX_ERRORS', default: '50', help: 'stop after this many errors', commands: ['import', 'validate'] },
   strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
   progress: {
@@ -60,6 +66,8 @@ export interface ServeConfig {
   trustProxy: boolean;
   logLevel: string;
   progress: ProgressMode;
+  /** Cache-Control max-age of successful responses, in seconds. */
+  cacheMaxAge: number;
 }
 
 export interface ImportConfig {
@@ -100,6 +108,12 @@ function parseMaxErrors(value: string): number {
   const count = Number(value);
   if (!/^\d+$/.test(value) || count < 1 || count > 100_000) throw new ConfigError(`max errors must be an integer from 1 to 100000, got "${value}"`);
   return count;
+}
+
+function parseCacheMaxAge(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+$/.test(value) || seconds > 31_536_000) throw new ConfigError(`cache max age must be an integer number of seconds from 0 to 31536000, got "${value}"`);
+  return seconds;
 }
 
 function parseProgress(value: string, isTerminal: boolean): ProgressMode {
@@ -144,6 +158,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     trustProxy: parseBoolean('trust proxy', setting('trust-proxy')),
     logLevel,
     progress: parseProgress(setting('progress'), isTerminal),
+    cacheMaxAge: parseCacheMaxAge(setting('cache-max-age')),
   };
 }
 

@@ -15,7 +15,14 @@ describe('configuration', () => {
       trustProxy: false,
       logLevel: 'info',
       progress: 'lines',
+      cacheMaxAge: 300,
     });
+  });
+
+  it('reads the cache max age, and refuses one that is not a whole number of seconds', () => {
+    assert.equal(loadConfig(['--cache-max-age', '0'], {}).cacheMaxAge, 0);
+    assert.equal(loadConfig([], { CACHE_MAX_AGE: '60' }).cacheMaxAge, 60);
+    for (const value of ['-1', '1.5', 'ten', '99999999']) assert.throws(() => loadConfig([`--cache-max-age=${value}`], {}), /cache max age/);
   });
 
   it('reads environment variables, and flags win over them', () => {

@@ -19,7 +19,13 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
   }
   let log: { info(message: string): void; error(message: string): void } = { info: write, error: write };
   const stores = new LiveSqliteStores(config.dataDir, { info: (message) => log.info(message), error: (message) => log.error(message) });
-  const app = await buildApp({ stores, publicBaseUrl: config.publicBaseUrl, trustProxy: config.trustProxy, logLevel: config.logLevel });
+  const app = await buildApp({
+    stores,
+    publicBaseUrl: config.publicBaseUrl,
+    trustProxy: config.trustProxy,
+    logLevel: config.logLevel,
+    cacheMaxAge: config.cacheMaxAge,
+  });
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');

@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
+import httpCaching from './plugins/app/http-caching.ts';
 import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
 import openapi from './plugins/external/openapi.ts';
@@ -19,7 +20,11 @@ export interface AppOptions {
   publicBaseUrl?: string;
   trustProxy?: boolean;
   logLevel?: string;
+  /** Seconds responses may be cached by clients and edges (Cache-Control max-age). */
+  cacheMaxAge?: number;
 }
+
+export const DEFAULT_CACHE_MAX_AGE = 300;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -38,6 +43,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });
   await app.register(problems);
   await app.register(storePlugin, { stores: options.stores });
+  await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });
   await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 
   await app.register(

@@ -1,0 +1,84 @@
+import { hash } from 'node:crypto';
+import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import packageJson from '../../../../package.json' with { type: 'json' };
+import { API_PREFIX } from './links.ts';
+
+/**
+ * Validators and freshness for edge caches and clients. A response is a function of the dataset
+ * version, the URL, this server's code and the origin its links are built on; the ETag names all
+ * four, so it changes exactly when the bytes can. A conditional request is answered 304 from the
+ * dataset version alone, before any route runs.
+ *
+ * Policy: successful GETs are `public, max-age=<maxAge>` with an ETag and Last-Modified (the publish
+ * time). 400 and 404 answers depend only on the request and the dataset, so they are cacheable too,
+ * for a fifth of that (a mistyped URL should not be remembered long); anything else (405, 5xx) is
+ * `no-store`.
+ */
+export interface HttpCachingOptions {
+  /** Seconds responses may be cached (Cache-Control max-age). */
+  maxAge: number;
+}
+
+const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`];
+
+const isCacheableRequest = (request: FastifyRequest): boolean =>
+  (request.method === 'GET' || request.method === 'HEAD') &&
+  request.routeOptions.url !== undefined &&
+  !UNCACHED_PREFIXES.some((prefix) => request.routeOptions.url!.startsWith(prefix));
+
+/** The part of a representation that is not in its URL: the code that renders it and the link origin. */
+const representationTag = (origin: string): string => hash('sha1', `${packageJson.version}\n${origin}`, 'base64url').slice(0, 10);
+
+/** Whether an If-None-Match header lists this ETag (or `*`); weak comparison, as RFC 9110 asks for GET. */
+function matchesAny(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque);
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Validators of this request's representation, when it is cacheable. */
+    validators?: { etag: string; lastModified: string };
+  }
+}
+
+export default fp<HttpCachingOptions>(
+  async (app, { maxAge }) => {
+    const successPolicy = `public, max-age=${maxAge}`;
+    const errorPolicy = `public, max-age=${Math.floor(maxAge / 5)}`;
+
+    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (!isCacheableRequest(request)) return;
+      const dataset = await request.store.info();
+      const etag = `"${dataset.version}.${representationTag(request.publicOrigin())}"`;
+      const lastModified = new Date(dataset.publishedAt).toUTCString();
+      request.validators = { etag, lastModified };
+      const ifNoneMatch = request.headers['if-none-match'];
+      const ifModifiedSince = request.headers['if-modified-since'];
+      const notModified =
+        ifNoneMatch !== undefined
+          ? matchesAny(ifNoneMatch, etag)
+          : ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(lastModified);
+      if (notModified) {
+        return reply.code(304).headers({ etag, 'last-modified': lastModified, 'cache-control': successPolicy }).send();
+      }
+    });
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (reply.getHeader('cache-control') !== undefined) return payload;
+      const status = reply.statusCode;
+      if (request.validators !== undefined && status < 400) {
+        reply.header('cache-control', successPolicy);
+        if (status === 200) reply.headers({ etag: request.validators.etag, 'last-modified': request.validators.lastModified });
+      } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404)) {
+        reply.header('cache-control', errorPolicy);
+      } else if (status >= 400) {
+        reply.header('cache-control', 'no-store');
+      }
+      return payload;
+    });
+  },
+  { name: 'http-caching', dependencies: ['store', 'links'] },
+);
