@@ -7,6 +7,7 @@ import problems, { frameworkError } from './plugins/app/problems.ts';
 import httpCaching from './plugins/app/http-caching.ts';
 import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
+import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
 import metaRoutes from './routes/meta.ts';
 import organizationRoutes from './routes/organizations.ts';
@@ -41,6 +42,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('parameters', null as unknown as Record<string, unknown>);
   await app.register(openapi);
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });
+  // Before problems: a CORS preflight is answered here, not as a plain OPTIONS.
+  await app.register(cors);
   await app.register(problems);
   await app.register(storePlugin, { stores: options.stores });
   await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });

@@ -9,7 +9,7 @@ import type { InvalidParam } from '../../problem.ts';
  * unexpected error is logged and answered with a generic 500, never its message or stack.
  */
 
-const READ_METHODS = 'GET, HEAD, OPTIONS';
+export const READ_METHODS = 'GET, HEAD, OPTIONS';
 
 function badParameters(reply: FastifyReply, params: InvalidParam[]): FastifyReply {
   return sendProblem(reply, {
@@ -49,10 +49,10 @@ export default fp(
     });
 
     // Methods are settled before any body is read: a read-only API allows the same ones everywhere.
+    // (OPTIONS is answered by the cors plugin, registered before this one.)
     app.addHook('onRequest', async (request, reply) => {
-      if (request.method === 'GET' || request.method === 'HEAD') return;
+      if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
       reply.header('allow', READ_METHODS);
-      if (request.method === 'OPTIONS') return reply.code(204).send();
       return sendProblem(reply, {
         title: 'Method Not Allowed',
         status: 405,
