@@ -35,11 +35,12 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
     parameters,
     badRequest: 'A parameter has a value it does not accept (or is given twice), or a taxonomy or term names nothing; `invalid_params` says which and why.',
     filter: async (store, values) => {
-      if (values.taxonomy !== undefined && values.taxonomy_id !== undefined) {
-        const [byCode, byId] = [await taxonomyIdOf(store, 'taxonomy', values.taxonomy), await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id)];
-        if (byCode !== byId) throw new ParameterError('taxonomy', 'names another taxonomy than taxonomy_id; give one of them');
+      const byId = await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id);
+      const byName = await taxonomyIdOf(store, 'taxonomy', values.taxonomy);
+      if (byId !== undefined && byName !== undefined && byId !== byName) {
+        throw new ParameterError('taxonomy', 'names another taxonomy than taxonomy_id; give one of them');
       }
-      const taxonomyId = await taxonomyIdOf(store, values.taxonomy_id === undefined ? 'taxonomy' : 'taxonomy_id', values.taxonomy_id ?? values.taxonomy);
+      const taxonomyId = byId ?? byName;
       const parent = await termOf(store, 'parent_id', values.parent_id);
       return { search: values.search as string[] | undefined, taxonomyId, parentId: parent?.id, topOnly: values.top_only === true };
     },

@@ -49,11 +49,21 @@ export default fp<HttpCachingOptions>(
     const successPolicy = `public, max-age=${maxAge}`;
     const errorPolicy = `public, max-age=${Math.floor(maxAge / 5)}`;
 
+    // Validators change only with the dataset and the link origin: the last ones are reused, so a
+    // hot path costs no hashing or date formatting.
+    let last: { version: string; origin: string; validators: { etag: string; lastModified: string } } | undefined;
+    const validatorsOf = (version: string, publishedAt: string, origin: string) => {
+      if (last?.version !== version || last.origin !== origin) {
+        const validators = { etag: `"${version}.${representationTag(origin)}"`, lastModified: new Date(publishedAt).toUTCString() };
+        last = { version, origin, validators };
+      }
+      return last.validators;
+    };
+
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (!isCacheableRequest(request)) return;
       const dataset = await request.store.info();
-      const etag = `"${dataset.version}.${representationTag(request.publicOrigin())}"`;
-      const lastModified = new Date(dataset.publishedAt).toUTCString();
+      const { etag, lastModified } = validatorsOf(dataset.version, dataset.publishedAt, request.publicOrigin());
       request.validators = { etag, lastModified };
       const ifNoneMatch = request.headers['if-none-match'];
       const ifModifiedSince = request.headers['if-modified-since'];
