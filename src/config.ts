@@ -39,6 +39,12 @@ export const CONFIG_OPTIONS = {
     help: 'seconds clients and edge caches may keep a response (Cache-Control max-age)',
     commands: ['serve'],
   },
+  'response-cache-size': {
+    env: 'RESPONSE_CACHE_SIZE',
+    default: '64',
+    help: 'MiB of finished responses kept in memory and sent again until the next publish (0 turns it off)',
+    commands: ['serve'],
+  },
   'max-errors': { env: 'MAX_ERRORS', default: '50', help: 'stop after this many errors', commands: ['import', 'validate'] },
   strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
   progress: {
@@ -68,6 +74,8 @@ export interface ServeConfig {
   progress: ProgressMode;
   /** Cache-Control max-age of successful responses, in seconds. */
   cacheMaxAge: number;
+  /** Bytes the in-process response cache may hold; 0 turns it off. */
+  responseCacheBytes: number;
 }
 
 export interface ImportConfig {
@@ -116,6 +124,12 @@ function parseCacheMaxAge(value: string): number {
   return seconds;
 }
 
+function parseResponseCacheSize(value: string): number {
+  const mebibytes = Number(value);
+  if (!/^\d+$/.test(value) || mebibytes > 65_536) throw new ConfigError(`response cache size must be an integer number of MiB from 0 to 65536, got "${value}"`);
+  return mebibytes * 2 ** 20;
+}
+
 function parseProgress(value: string, isTerminal: boolean): ProgressMode {
   if (value === 'auto') return isTerminal ? 'bar' : 'lines';
   if (value === 'bar' || value === 'lines' || value === 'none') return value;
@@ -159,6 +173,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     logLevel,
     progress: parseProgress(setting('progress'), isTerminal),
     cacheMaxAge: parseCacheMaxAge(setting('cache-max-age')),
+    responseCacheBytes: parseResponseCacheSize(setting('response-cache-size')),
   };
 }
 

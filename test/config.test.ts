@@ -16,7 +16,16 @@ describe('configuration', () => {
       logLevel: 'info',
       progress: 'lines',
       cacheMaxAge: 300,
+      responseCacheBytes: 64 * 2 ** 20,
     });
+  });
+
+  it('reads the response cache size in MiB, 0 turning it off, and refuses anything else', () => {
+    assert.equal(loadConfig(['--response-cache-size', '0'], {}).responseCacheBytes, 0);
+    assert.equal(loadConfig([], { RESPONSE_CACHE_SIZE: '8' }).responseCacheBytes, 8 * 2 ** 20);
+    for (const value of ['-1', '0.5', 'big', '70000']) {
+      assert.throws(() => loadConfig([`--response-cache-size=${value}`], {}), /response cache size/);
+    }
   });
 
   it('reads the cache max age, and refuses one that is not a whole number of seconds', () => {

@@ -25,6 +25,7 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
     trustProxy: config.trustProxy,
     logLevel: config.logLevel,
     cacheMaxAge: config.cacheMaxAge,
+    responseCacheBytes: config.responseCacheBytes,
   });
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {

@@ -5,6 +5,8 @@ import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
 import httpCaching from './plugins/app/http-caching.ts';
+import responseCache from './plugins/app/response-cache.ts';
+import compression from './plugins/app/compression.ts';
 import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
@@ -23,9 +25,12 @@ export interface AppOptions {
   logLevel?: string;
   /** Seconds responses may be cached by clients and edges (Cache-Control max-age). */
   cacheMaxAge?: number;
+  /** Bytes the in-process response cache may hold; 0 turns it off. */
+  responseCacheBytes?: number;
 }
 
 export const DEFAULT_CACHE_MAX_AGE = 300;
+export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 2 ** 20;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -47,6 +52,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(problems);
   await app.register(storePlugin, { stores: options.stores });
   await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });
+  // In this order: a cached response is sent already compressed, and the compression plugin leaves it.
+  await app.register(responseCache, { maxBytes: options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES });
+  await app.register(compression);
   await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 
   await app.register(

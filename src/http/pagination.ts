@@ -21,12 +21,15 @@ export const pagingOf = (parameters: Record<string, unknown>): Paging => ({
 export const positionRange = ({ page, perPage }: Paging): PositionRange => ({ first: (page - 1) * perPage + 1, count: perPage });
 
 /**
- * Absolute URLs for other pages of the same list, keeping every other query parameter. The path is
- * the route's canonical one, whatever spelling (percent-encoding, trailing slash) the request used.
+ * Absolute URLs for other pages of the same list, keeping every other query parameter (sorted by
+ * name). The path is the route's canonical one, whatever spelling (percent-encoding, trailing slash)
+ * the request used.
  */
 function pageUrls(request: FastifyRequest): (page: number) => string {
   const base = `${request.publicOrigin()}${request.routeOptions.url}?`;
   const query = new URL(request.url, 'http://unused').searchParams;
+  // Sorted, so a response does not depend on the order the request gave (see response-cache).
+  query.sort();
   return (page) => {
     query.set('page', String(page));
     return `${base}${query}`;

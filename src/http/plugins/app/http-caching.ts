@@ -3,12 +3,15 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { API_PREFIX } from './links.ts';
+import { CODING_TAG_SUFFIX, negotiateCoding } from '../../encoding.ts';
+import type { ContentCoding } from '../../encoding.ts';
 
 /**
  * Validators and freshness for edge caches and clients. A response is a function of the dataset
- * version, the URL, this server's code and the origin its links are built on; the ETag names all
- * four, so it changes exactly when the bytes can. A conditional request is answered 304 from the
- * dataset version alone, before any route runs.
+ * version, the URL, this server's code, the origin its links are built on and the content coding
+ * (see compression); the ETag names all five, so it changes exactly when the bytes can, and a brotli,
+ * a gzip and an identity body each have their own strong ETag. A conditional request is answered
+ * 304 from the dataset version alone, before any route runs.
  *
  * Policy: successful GETs are `public, max-age=<maxAge>` with an ETag and Last-Modified (the publish
  * time). 400 and 404 answers depend only on the request and the dataset, so they are cacheable too,
@@ -51,19 +54,22 @@ export default fp<HttpCachingOptions>(
 
     // Validators change only with the dataset and the link origin: the last ones are reused, so a
     // hot path costs no hashing or date formatting.
-    let last: { version: string; origin: string; validators: { etag: string; lastModified: string } } | undefined;
-    const validatorsOf = (version: string, publishedAt: string, origin: string) => {
+    let last: { version: string; origin: string; etags: Record<ContentCoding, string>; lastModified: string } | undefined;
+    const validatorsOf = (version: string, publishedAt: string, origin: string, coding: ContentCoding) => {
       if (last?.version !== version || last.origin !== origin) {
-        const validators = { etag: `"${version}.${representationTag(origin)}"`, lastModified: new Date(publishedAt).toUTCString() };
-        last = { version, origin, validators };
+        const tag = `${version}.${representationTag(origin)}`;
+        const etag = (coding: ContentCoding) => `"${tag}${CODING_TAG_SUFFIX[coding]}"`;
+        const etags = { br: etag('br'), gzip: etag('gzip'), identity: etag('identity') };
+        last = { version, origin, etags, lastModified: new Date(publishedAt).toUTCString() };
       }
-      return last.validators;
+      return { etag: last.etags[coding], lastModified: last.lastModified };
     };
 
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (!isCacheableRequest(request)) return;
       const dataset = await request.store.info();
-      const { etag, lastModified } = validatorsOf(dataset.version, dataset.publishedAt, request.publicOrigin());
+      const coding = negotiateCoding(request.headers['accept-encoding']);
+      const { etag, lastModified } = validatorsOf(dataset.version, dataset.publishedAt, request.publicOrigin(), coding);
       request.validators = { etag, lastModified };
       const ifNoneMatch = request.headers['if-none-match'];
       const ifModifiedSince = request.headers['if-modified-since'];

@@ -1,0 +1,175 @@
+import fp from 'fastify-plugin';
+import type { FastifyRequest } from 'fastify';
+import { compressBuffer, negotiateCoding } from '../../encoding.ts';
+import type { ContentCoding } from '../../encoding.ts';
+
+/**
+ * Finished responses, kept in memory and sent again without touching the store or rendering
+ * anything. An entry is keyed by the dataset version, the link origin and the normalised request
+ * target, so a publish makes every older entry unreachable (and the first response of the new
+ * version drops them). Each entry holds the identity body and, made the first time a client asks
+ * for them, its brotli and gzip forms: a hot response is never compressed twice.
+ *
+ * Only successful, cacheable (see http-caching) buffered responses are kept; streams are not. The
+ * cache is bounded in bytes and evicts the least recently used entries.
+ */
+export interface ResponseCacheOptions {
+  /** Bytes of bodies (all codings) the cache may hold; 0 turns it off. */
+  maxBytes: number;
+}
+
+/** No one entry may take more than this share of the cache. */
+const MAX_ENTRY_SHARE = 16;
+/** Rough per-entry overhead beyond the bodies: the key, the Map slot, the object. */
+const ENTRY_OVERHEAD = 200;
+
+class CachedResponse {
+  readonly contentType: string;
+  private readonly bodies: Partial<Record<ContentCoding, Buffer>>;
+  bytes: number;
+
+  constructor(contentType: string, identity: Buffer, keyLength: number) {
+    this.contentType = contentType;
+    this.bodies = { identity };
+    this.bytes = identity.length + keyLength + ENTRY_OVERHEAD;
+  }
+
+  /** The body in a coding, compressed once, the first time it is asked for; returns the bytes added too. */
+  body(coding: ContentCoding): { body: Buffer; added: number } {
+    const known = this.bodies[coding];
+    if (known !== undefined) return { body: known, added: 0 };
+    const body = compressBuffer(this.bodies.identity!, coding as Exclude<ContentCoding, 'identity'>);
+    this.bodies[coding] = body;
+    this.bytes += body.length;
+    return { body, added: body.length };
+  }
+}
+
+export class ResponseCache {
+  private readonly entries = new Map<string, CachedResponse>();
+  private bytes = 0;
+  private publishedAt = '';
+
+  readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.entries.size, bytes: this.bytes };
+  }
+
+  get(key: string): CachedResponse | undefined {
+    const entry = this.entries.get(key);
+    if (entry !== undefined) {
+      // Most recently used last: Map keeps insertion order.
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Keeps a response of the dataset published at `publishedAt`. A newer dataset empties the cache;
+   * a response of an older one (a request that began before the publish) is not kept.
+   */
+  add(key: string, publishedAt: string, contentType: string, identity: Buffer): CachedResponse | undefined {
+    if (publishedAt < this.publishedAt) return undefined;
+    if (publishedAt > this.publishedAt) {
+      this.entries.clear();
+      this.bytes = 0;
+      this.publishedAt = publishedAt;
+    }
+    const entry = new CachedResponse(contentType, identity, key.length);
+    if (entry.bytes > this.maxBytes / MAX_ENTRY_SHARE) return undefined;
+    this.remove(key);
+    this.entries.set(key, entry);
+    this.grew(entry.bytes);
+    return entry;
+  }
+
+  /** Accounts for bytes an entry grew by (a new coding), evicting the least recently used entries. */
+  grew(bytes: number): void {
+    this.bytes += bytes;
+    for (const [key] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.remove(key);
+    }
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+}
+
+/**
+ * The request target as a cache key: the path without a trailing slash, and the query parameters
+ * decoded, sorted and encoded again, so `?b=2&a=1`, `?a=1&b=2` and `?a=%31&b=2` share one entry.
+ * The order of the parameters does not change a response (pages' links list them sorted too).
+ */
+export function normalisedTarget(url: string): string {
+  const mark = url.indexOf('?');
+  const path = (mark === -1 ? url : url.slice(0, mark)).replace(/(.)\/+$/, '$1');
+  if (mark === -1 || mark === url.length - 1) return path;
+  const query = new URLSearchParams(url.slice(mark + 1));
+  query.sort();
+  return `${path}?${query}`;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Where this request's response is to be kept, when it may be. */
+    responseCacheKey?: string;
+  }
+}
+
+export default fp<ResponseCacheOptions>(
+  async (app, { maxBytes }) => {
+    if (maxBytes <= 0) return;
+    const cache = new ResponseCache(maxBytes);
+    app.decorate('responseCache', cache);
+
+    app.addHook('onRequest', async (request: FastifyRequest, reply) => {
+      if (request.validators === undefined) return;
+      const { version } = await request.store.info();
+      const key = `${version}\n${request.publicOrigin()}\n${normalisedTarget(request.url)}`;
+      const entry = cache.get(key);
+      if (entry === undefined) {
+        request.responseCacheKey = key;
+        return;
+      }
+      const coding = negotiateCoding(request.headers['accept-encoding']);
+      const { body, added } = entry.body(coding);
+      if (added > 0) cache.grew(added);
+      if (coding !== 'identity') reply.header('content-encoding', coding);
+      return reply.code(200).type(entry.contentType).send(body);
+    });
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      const key = request.responseCacheKey;
+      if (key === undefined || reply.statusCode !== 200 || reply.hasHeader('content-encoding')) return payload;
+      if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
+      const { publishedAt } = await request.store.info();
+      const identity = typeof payload === 'string' ? Buffer.from(payload) : payload;
+      const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity);
+      if (entry === undefined) return payload;
+      const coding = negotiateCoding(request.headers['accept-encoding']);
+      if (coding === 'identity') return identity;
+      const { body, added } = entry.body(coding);
+      cache.grew(added);
+      reply.header('content-encoding', coding);
+      return body;
+    });
+  },
+  { name: 'response-cache', dependencies: ['http-caching', 'store', 'links'] },
+);
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    responseCache?: ResponseCache;
+  }
+}

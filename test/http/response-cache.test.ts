@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.ts';
+import { normalisedTarget } from '../../src/http/plugins/app/response-cache.ts';
+import { buildSnapshot } from '../../src/publish/build.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
+import type { Store, StoreProvider } from '../../src/store/store.ts';
+import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
+import { API, temporaryDirectory } from '../helpers/app.ts';
+
+/** A store that counts the calls that read data (all but info()). */
+function counting(store: Store): { store: Store; reads: () => number } {
+  let reads = 0;
+  const proxy = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (property !== 'info' && property !== 'close') reads++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { store: proxy, reads: () => reads };
+}
+
+describe('response cache', () => {
+  const directory = temporaryDirectory();
+  let first: ReturnType<typeof counting>;
+  let second: ReturnType<typeof counting>;
+  let current: Store;
+  const stores: StoreProvider = { acquire: () => ({ store: current, release: () => {} }), close: async () => {} };
+
+  before(async () => {
+    const open = async (name: string, organizations = publishedOrganizations) => {
+      const path = join(directory.path, `${name}.sqlite`);
+      await buildSnapshot(fixtureDataset({ organizations }), path);
+      return counting(new SqliteStore(path));
+    };
+    first = await open('first');
+    // Published later, with the first organization gone.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    second = await open('second', publishedOrganizations.slice(1));
+    current = first.store;
+  });
+  after(async () => {
+    await first.store.close();
+    await second.store.close();
+    directory.remove();
+  });
+
+  async function withApp(maxBytes: number, run: (app: FastifyInstance) => Promise<void>): Promise<void> {
+    current = first.store;
+    const app = await buildApp({ stores, logLevel: 'silent', responseCacheBytes: maxBytes });
+    try {
+      await run(app);
+    } finally {
+      await app.close();
+    }
+  }
+  const get = (app: FastifyInstance, url: string, headers: Record<string, string> = {}) => app.inject({ url: `${API}${url}`, headers });
+
+  it('answers a repeated request without reading the store, with the same bytes and headers', async () => {
+    await withApp(1 << 20, async (app) => {
+      const before = first.reads();
+      const one = await get(app, '/organizations?per_page=5&page=2');
+      assert.equal(first.reads() - before, 1);
+      for (const url of ['/organizations?per_page=5&page=2', '/organizations?page=2&per_page=5', '/organizations/?page=%32&per_page=5']) {
+        const again = await get(app, url);
+        assert.equal(again.statusCode, 200, url);
+        assert.equal(again.body, one.body, url);
+        for (const header of ['content-type', 'etag', 'last-modified', 'cache-control', 'vary', 'access-control-allow-origin']) {
+          assert.equal(again.headers[header], one.headers[header], `${url} ${header}`);
+        }
+      }
+      assert.equal(first.reads() - before, 1);
+      // Documents, taxonomy lists and the API root are kept too.
+      for (const url of [`/organizations/${JSON.parse(one.body).contents[0].id}`, '/taxonomy_terms?taxonomy_id=things', '/']) {
+        assert.equal((await get(app, url)).statusCode, 200, url);
+        const reads = first.reads();
+        assert.equal((await get(app, url)).statusCode, 200, url);
+        assert.equal(first.reads(), reads, url);
+      }
+    });
+  });
+
+  it('keeps each coding once made, and sends the one each client asks for', async () => {
+    await withApp(1 << 20, async (app) => {
+      const plain = (await get(app, '/taxonomies')).body;
+      const reads = first.reads();
+      for (const accept of ['br', 'gzip', 'br', 'identity', 'gzip']) {
+        const response = await get(app, '/taxonomies', { 'accept-encoding': accept });
+        const coding = response.headers['content-encoding'];
+        assert.equal(coding, accept === 'identity' ? undefined : accept);
+        const body = coding === 'br' ? brotliDecompressSync(response.rawPayload) : coding === 'gzip' ? gunzipSync(response.rawPayload) : response.rawPayload;
+        assert.equal(body.toString(), plain, accept);
+      }
+      assert.equal(first.reads(), reads);
+      assert.equal(app.responseCache!.size.entries, 1);
+    });
+  });
+
+  it('stays within its size, dropping the least recently used responses first', async () => {
+    // Each of these pages takes about 1.1 kB: 23 of them do not fit.
+    const maxBytes = 20 * 1024;
+    await withApp(maxBytes, async (app) => {
+      await get(app, '/organizations?per_page=1&page=1');
+      for (let page = 2; page <= 23; page++) {
+        await get(app, `/organizations?per_page=1&page=${page}`);
+        await get(app, '/organizations?per_page=1&page=1'); // kept in use
+        assert.ok(app.responseCache!.size.bytes <= maxBytes, `${app.responseCache!.size.bytes} bytes`);
+      }
+      assert.ok(app.responseCache!.size.entries < 23, 'something was evicted');
+      let reads = first.reads();
+      await get(app, '/organizations?per_page=1&page=1');
+      assert.equal(first.reads(), reads, 'the most used page is still kept');
+      reads = first.reads();
+      await get(app, '/organizations?per_page=1&page=2');
+      assert.equal(first.reads(), reads + 1, 'the oldest page was evicted');
+    });
+  });
+
+  it('serves a new publish at once: older entries are unreachable and then dropped', async () => {
+    await withApp(1 << 20, async (app) => {
+      const before = await get(app, '/organizations?per_page=1');
+      await get(app, '/taxonomies');
+      assert.equal(app.responseCache!.size.entries, 2);
+      current = second.store;
+      const after = await get(app, '/organizations?per_page=1');
+      assert.notEqual(after.headers.etag, before.headers.etag);
+      assert.equal(JSON.parse(before.body).total_items, publishedOrganizations.length);
+      assert.equal(JSON.parse(after.body).total_items, publishedOrganizations.length - 1);
+      assert.equal(app.responseCache!.size.entries, 1);
+    });
+  });
+
+  it('keeps neither errors nor streamed lists, and nothing at all when turned off', async () => {
+    await withApp(1 << 20, async (app) => {
+      for (const url of ['/organizations?format=ndjson', '/organizations?taxonomy_term_id=things:nothing', '/organizations/missing']) {
+        await get(app, url);
+        const reads = first.reads();
+        await get(app, url);
+        assert.ok(first.reads() > reads, url);
+      }
+      assert.equal(app.responseCache!.size.entries, 0);
+    });
+    await withApp(0, async (app) => {
+      assert.equal(app.responseCache, undefined);
+      await get(app, '/taxonomies');
+      const reads = first.reads();
+      await get(app, '/taxonomies');
+      assert.equal(first.reads(), reads + 1);
+    });
+  });
+
+  it('normalises the request target: trailing slash, parameter order and percent-encoding', () => {
+    assert.equal(normalisedTarget('/a/b/'), '/a/b');
+    assert.equal(normalisedTarget('/'), '/');
+    assert.equal(normalisedTarget('/a?'), '/a');
+    assert.equal(normalisedTarget('/a?b=2&a=1'), normalisedTarget('/a?a=%31&b=2'));
+    assert.equal(normalisedTarget('/a?search=food%20bank'), normalisedTarget('/a?search=food+bank'));
+    assert.notEqual(normalisedTarget('/a?search=a%26b'), normalisedTarget('/a?search=a&b'));
+  });
+});
