@@ -10,24 +10,15 @@
  *
  * Usage: node bench/import.ts [--organizations N] [--seed S] [--skip-default] [--skip-synthetic]
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { NODE_FLAGS } from '../bin/node-flags.js';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { cpus, release, tmpdir, totalmem } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import type { ChildProcess } from 'node:child_process';
+import { NODE_FLAGS } from '../bin/node-flags.js';
+import { currentChild, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, runNode, writeResults } from './lib/run.ts';
+import type { RunResult } from './lib/run.ts';
+import { syntheticDataset } from './lib/synthetic.ts';
 
 const USAGE = `Usage: node bench/import.ts [--organizations N] [--seed S] [--skip-default] [--skip-synthetic]
 
@@ -41,30 +32,13 @@ Options:
   --skip-synthetic    do not run the synthetic scenario
   --help              print this help`;
 
-const REPO = resolve(import.meta.dirname, '..');
 const CLI = 'src/cli.ts';
-const GENERATOR = 'bench/generate-synthetic.ts';
-const CACHE_DIR = join(REPO, 'bench', '.cache');
-const RESULTS_DIR = join(REPO, 'bench', 'results');
-const MIB = 1024 * 1024;
-const POLL_MS = 100;
-/** How much of the child's stderr to keep for the JSON report. */
-const STDERR_TAIL_CHARS = 4000;
 
 const TARGETS = {
   default: { seconds: 30, peakRssMiB: 400 },
   /** The time target is for 2,000,000 organizations; for other sizes only the memory target applies. */
   synthetic: { seconds: 180, peakRssMiB: 400, organizations: 2_000_000 },
 } as const;
-
-interface RunResult {
-  exitCode: number | null;
-  signal: string | null;
-  wallSeconds: number;
-  /** Largest VmHWM seen, in bytes; null when /proc could not be read. */
-  peakRssBytes: number | null;
-  stderrTail: string;
-}
 
 interface ScenarioResult extends RunResult {
   name: 'default' | 'synthetic';
@@ -78,69 +52,8 @@ interface ScenarioResult extends RunResult {
   synthetic?: { seed: number; directory: string; cached: boolean; generationSeconds: number | null };
 }
 
-const log = (line: string): void => {
-  process.stderr.write(`${line}\n`);
-};
-
 // ---------------------------------------------------------------------------------------------------
 // Child processes
-
-let currentChild: ChildProcess | undefined;
-
-/** Reads VmHWM (peak resident set size) of a live process, in bytes. */
-function readPeakRss(pid: number): number | undefined {
-  try {
-    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match === null ? undefined : Number(match[1]) * 1024;
-  } catch {
-    return undefined; // not Linux, or the process has just exited
-  }
-}
-
-/** Runs the same Node binary on a script, echoing its stderr, timing it and sampling its peak RSS. */
-function runNode(args: string[]): Promise<RunResult> {
-  return new Promise((resolvePromise, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'inherit', 'pipe'] });
-    currentChild = child;
-    let peak: number | null = null;
-    const sample = (): void => {
-      if (child.pid === undefined) return;
-      const value = readPeakRss(child.pid);
-      if (value !== undefined) peak = Math.max(peak ?? 0, value);
-    };
-    sample();
-    const timer = setInterval(sample, POLL_MS);
-    let tail = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
-      process.stderr.write(chunk);
-      tail = (tail + chunk).slice(-STDERR_TAIL_CHARS);
-    });
-    let exit: { code: number | null; signal: string | null; seconds: number } | undefined;
-    child.on('exit', (code, signal) => {
-      exit = { code, signal, seconds: (performance.now() - started) / 1000 };
-      clearInterval(timer);
-    });
-    child.on('error', (error) => {
-      clearInterval(timer);
-      currentChild = undefined;
-      reject(error);
-    });
-    // 'close' comes after 'exit' once stderr is drained, so the tail is complete.
-    child.on('close', () => {
-      currentChild = undefined;
-      clearInterval(timer);
-      resolvePromise({
-        exitCode: exit?.code ?? null,
-        signal: exit?.signal ?? null,
-        wallSeconds: exit?.seconds ?? (performance.now() - started) / 1000,
-        peakRssBytes: peak,
-        stderrTail: tail,
-      });
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Data
@@ -167,57 +80,6 @@ function directoryBytes(path: string): number {
     else if (entry.isFile()) total += statSync(full).size;
   }
   return total;
-}
-
-const SYNTHETIC_FILES = ['organizations.csv', 'organization_tags.csv'] as const;
-
-interface Marker {
-  organizations: number;
-  seed: number;
-  files: Record<string, number>;
-  generationSeconds: number;
-  generatedAt: string;
-}
-
-/** The cached synthetic dataset, generated first when missing or incomplete. */
-async function syntheticDataset(organizations: number, seed: number): Promise<{ directory: string; cached: boolean; generationSeconds: number | null }> {
-  const name = `synthetic-${organizations}-${seed}`;
-  const directory = join(CACHE_DIR, name);
-  // The marker lives beside the directory (not in it), so the importer only sees the dataset files.
-  const markerFile = join(CACHE_DIR, `${name}.complete`);
-  if (existsSync(markerFile) && existsSync(directory)) {
-    try {
-      const marker = JSON.parse(readFileSync(markerFile, 'utf8')) as Marker;
-      const intact = SYNTHETIC_FILES.every((file) => {
-        const path = join(directory, file);
-        return existsSync(path) && statSync(path).size === marker.files[file];
-      });
-      if (intact) {
-        log(`Using the cached synthetic dataset ${relative(REPO, directory)}.`);
-        return { directory, cached: true, generationSeconds: null };
-      }
-    } catch {
-      // unreadable marker: generate again
-    }
-  }
-  rmSync(markerFile, { force: true });
-  rmSync(directory, { recursive: true, force: true });
-  const partial = `${directory}.partial`;
-  rmSync(partial, { recursive: true, force: true });
-  mkdirSync(CACHE_DIR, { recursive: true });
-  log(`Generating the synthetic dataset (${organizations.toLocaleString('en-US')} organizations, seed ${seed}) into ${relative(REPO, directory)} ...`);
-  const run = await runNode([GENERATOR, '--organizations', String(organizations), '--seed', String(seed), '--out', partial]);
-  if (run.exitCode !== 0) throw new Error(`${GENERATOR} failed (exit ${run.exitCode ?? run.signal})`);
-  renameSync(partial, directory);
-  const marker: Marker = {
-    organizations,
-    seed,
-    files: Object.fromEntries(SYNTHETIC_FILES.map((file) => [file, statSync(join(directory, file)).size])),
-    generationSeconds: run.wallSeconds,
-    generatedAt: new Date().toISOString(),
-  };
-  writeFileSync(markerFile, `${JSON.stringify(marker, null, 2)}\n`);
-  return { directory, cached: false, generationSeconds: run.wallSeconds };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -264,30 +126,7 @@ function table(results: readonly ScenarioResult[]): string {
     `<= ${r.targets.peakRssMiB}`,
     r.verdict.memory,
   ]);
-  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
-  const left = new Set([0, 5, 9]);
-  const format = (row: string[]): string =>
-    row
-      .map((cell, i) => (left.has(i) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format)].join('\n');
-}
-
-function gitRevision(): { commit: string | null; dirty: boolean | null } {
-  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8' });
-  if (head.status !== 0) return { commit: null, dirty: null };
-  const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO, encoding: 'utf8' });
-  return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim() !== '' : null };
-}
-
-function parseInteger(name: string, value: string, min: number, max: number): number {
-  const digits = value.replaceAll('_', '');
-  const number = Number(digits);
-  if (!/^\d+$/.test(digits) || !Number.isSafeInteger(number) || number < min || number > max) {
-    throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-  }
-  return number;
+  return formatTable(header, rows, new Set([0, 5, 9]));
 }
 
 async function main(): Promise<number> {
@@ -355,32 +194,21 @@ async function main(): Promise<number> {
   }
   const report = {
     startedAt: startedAt.toISOString(),
-    machine: {
-      cpuModel: cpus()[0]?.model ?? null,
-      cpuCount: cpus().length,
-      totalMemoryBytes: totalmem(),
-      platform: process.platform,
-      osRelease: release(),
-      arch: process.arch,
-      node: process.version,
-    },
+    machine: machine(),
     git: gitRevision(),
     notes: 'peak RSS is the largest VmHWM of the import process seen while polling /proc every 100 ms; MiB = 2^20 bytes',
     scenarios: results,
   };
-  mkdirSync(RESULTS_DIR, { recursive: true });
-  const resultFile = join(RESULTS_DIR, `import-${startedAt.toISOString().replaceAll(':', '-')}.json`);
-  writeFileSync(`${resultFile}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
-  renameSync(`${resultFile}.tmp`, resultFile);
+  const resultFile = writeResults('import', startedAt, report);
 
   process.stdout.write(
-    `\n${report.machine.cpuModel} x ${report.machine.cpuCount}, ${(report.machine.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${report.machine.node}\n`,
+    `\n${describeMachine(report.machine)}\n`,
   );
   process.stdout.write(`${table(results)}\n`);
   for (const r of results) {
     if (r.exitCode !== 0) process.stdout.write(`\n${r.name} FAILED (exit ${r.exitCode ?? r.signal}); the end of its stderr is in the JSON report.\n`);
   }
-  process.stdout.write(`\nResults: ${relative(REPO, resultFile)}\n`);
+  process.stdout.write(`\nResults: ${resultFile}\n`);
   return results.every((r) => r.exitCode === 0) ? 0 : 1;
 }
 

@@ -6,7 +6,7 @@ import { isUuid, organizationId } from '../hsds/ids.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
-import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
@@ -79,7 +79,7 @@ export async function buildSnapshot(input: DatasetInput, target: string, options
 async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: BuildOptions): Promise<BuildResult> {
   const diagnostics = options.diagnostics ?? new Diagnostics();
   // A modest page cache: every read below is sequential, and memory must stay flat at any input size.
-  db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -16384;');
+  db.exec(`PRAGMA page_size = ${PAGE_SIZE}; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -16384;`);
   db.exec(CREATE_TABLES);
   db.exec("ATTACH DATABASE '' AS staging");
   db.exec(STAGING_TABLES);

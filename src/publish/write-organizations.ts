@@ -31,9 +31,9 @@ const PROGRESS_EVERY = 10_000;
  */
 export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): number {
   const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
-  const insert = db.prepare(
-    'INSERT INTO organizations (position, id, external_id, content_hash, modified_at, json, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  );
+  const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at) VALUES (?, ?, ?, ?, ?)');
+  const insertItem = db.prepare('INSERT INTO organization_items (position, json) VALUES (?, ?)');
+  const insertDocument = db.prepare('INSERT INTO organization_documents (position, json) VALUES (?, ?)');
   const insertText = db.prepare('INSERT INTO organizations_text (rowid, name, alternate_name, description) VALUES (?, ?, ?, ?)');
   const termMembers = new MemberLists();
   const taxonomyMembers = new MemberLists();
@@ -69,7 +69,9 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     const modifiedAt = writer.previous.unchangedSince(organization.externalId, contentHash) ?? writer.publishedAt;
     const detailJson = withLastModified(rendered.detailJson, modifiedAt);
     writer.hash.update(detailJson).update('\n');
-    insert.run(++position, rendered.id, organization.externalId, contentHash, modifiedAt, withLastModified(rendered.listJson, modifiedAt), detailJson);
+    insert.run(++position, rendered.id, organization.externalId, contentHash, modifiedAt);
+    insertItem.run(position, withLastModified(rendered.listJson, modifiedAt));
+    insertDocument.run(position, detailJson);
     insertText.run(position, organization.name, organization.alternateName ?? null, organization.description ?? null);
     const taxonomies = new Set<string>();
     for (const { term } of tags) {

@@ -7,7 +7,8 @@ import type { SearchWords } from './store.ts';
  * the large JSON columns along.
  */
 export interface Listing {
-  table: 'organizations' | 'taxonomy_terms' | 'taxonomies';
+  /** Where the JSON of a position is: a table and a column. */
+  jsonTable: 'organization_items' | 'organization_documents' | 'taxonomy_terms' | 'taxonomies';
   jsonColumn: 'json' | 'detail_json';
   from: string;
   where: string[];
@@ -78,7 +79,7 @@ export class ListingRunner {
   }
 
   private jsonAt(listing: Listing, position: number): string {
-    const row = this.statement(`SELECT ${listing.jsonColumn} AS json FROM ${listing.table} WHERE position = ?`).get(position) as { json: string };
+    const row = this.statement(`SELECT ${listing.jsonColumn} AS json FROM ${listing.jsonTable} WHERE position = ?`).get(position) as { json: string };
     return row.json;
   }
 

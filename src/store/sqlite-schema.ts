@@ -3,8 +3,18 @@
  * each already rendered to its JSON forms, with a dense 1-based `position` in the documented sort
  * order so a page is a range lookup, never an OFFSET scan. Filtered lists of organizations (by term,
  * by taxonomy) have their own dense positions in the `organization_*` membership tables.
+ *
+ * An organization's two JSON forms live in tables of their own, apart from each other and from its
+ * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
+ * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 2;
+export const SNAPSHOT_FORMAT = 3;
+
+/**
+ * Larger than SQLite's default 4 KiB: a page of listed organizations is then one or two database
+ * pages, and the trees are a level shallower.
+ */
+export const PAGE_SIZE = 16_384;
 
 /**
  * Words are runs of letters and digits, folded to lower case without diacritics, and stemmed (Porter)
@@ -36,10 +46,10 @@ export const CREATE_TABLES = `
     id TEXT NOT NULL,
     external_id TEXT NOT NULL,
     content_hash TEXT NOT NULL,
-    modified_at TEXT NOT NULL,
-    json TEXT NOT NULL,
-    detail_json TEXT NOT NULL
+    modified_at TEXT NOT NULL
   );
+  CREATE TABLE organization_items (position INTEGER PRIMARY KEY, json TEXT NOT NULL);
+  CREATE TABLE organization_documents (position INTEGER PRIMARY KEY, json TEXT NOT NULL);
   CREATE TABLE organization_terms (
     term_position INTEGER NOT NULL,
     position_in_term INTEGER NOT NULL,

@@ -39,6 +39,9 @@ const VOCABULARY_WEIGHTS = [10, 10, 1]; // code, name, description
 
 const EMPTY: Page = { total: 0, items: [] };
 
+/** Where an organization's JSON is, as listed or in full (see sqlite-schema.ts). */
+const organizationJsonTable = (view: OrganizationView) => (view.full === true ? ('organization_documents' as const) : ('organization_items' as const));
+
 const noBatches = async function* (): Batches {};
 
 /** The embedded default backend: one read-only SQLite snapshot file (see sqlite-schema.ts). */
@@ -88,7 +91,7 @@ export class SqliteStore implements Store {
     };
     const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t JOIN taxonomies x ON x.position = t.taxonomy_position';
     this.statements = {
-      organization: this.db.prepare('SELECT detail_json AS json FROM organizations WHERE id = ?'),
+      organization: this.db.prepare('SELECT d.json FROM organizations o JOIN organization_documents d ON d.position = o.position WHERE o.id = ?'),
       organizationIdByNativeId: this.db.prepare('SELECT id AS json FROM organizations WHERE external_id = ?'),
       taxonomy: this.db.prepare('SELECT json FROM taxonomies WHERE id = ?'),
       term: this.db.prepare('SELECT detail_json AS json FROM taxonomy_terms WHERE id = ?'),
@@ -139,8 +142,7 @@ export class SqliteStore implements Store {
   private organizationListing(filter: OrganizationFilter, view: OrganizationView): Listing | undefined {
     const membership = this.membership(filter);
     if (membership === 'none') return undefined;
-    const jsonColumn: Listing['jsonColumn'] = view.full === true ? 'detail_json' : 'json';
-    const base = { table: 'organizations' as const, jsonColumn, params: [] as Listing['params'] };
+    const base = { jsonTable: organizationJsonTable(view), jsonColumn: 'json' as const, params: [] as Listing['params'] };
     const memberCondition = (position: string) =>
       membership === undefined ? [] : [`EXISTS (SELECT 1 FROM ${membership.table} m WHERE m.${membership.group}_position = ? AND m.organization_position = ${position})`];
     const memberParams = membership === undefined ? [] : [membership.key];
@@ -184,17 +186,17 @@ export class SqliteStore implements Store {
     if (filter.search !== undefined || filter.modifiedSince !== undefined) return undefined;
     const membership = this.membership(filter);
     if (membership === 'none') return EMPTY;
-    const column = view.full === true ? 'detail_json' : 'json';
+    const jsonTable = organizationJsonTable(view);
     const end = range.first + range.count;
     if (membership === undefined) {
       const total = this.datasetInfo.organizations;
-      const rows = this.listings.statement(`SELECT ${column} AS json FROM organizations WHERE position >= ? AND position < ? ORDER BY position`);
+      const rows = this.listings.statement(`SELECT json FROM ${jsonTable} WHERE position >= ? AND position < ? ORDER BY position`);
       return { total, items: range.first > total ? [] : (rows.all(range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
     }
     const { table, group, key } = membership;
     const total = (this.listings.statement(`SELECT max(position_in_${group}) AS n FROM ${table} WHERE ${group}_position = ?`).get(key) as { n: number | null }).n ?? 0;
     const rows = this.listings.statement(
-      `SELECT o.${column} AS json FROM ${table} m JOIN organizations o ON o.position = m.organization_position
+      `SELECT o.json FROM ${table} m JOIN ${jsonTable} o ON o.position = m.organization_position
        WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`,
     );
     return { total, items: range.first > total ? [] : (rows.all(key, range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
@@ -232,7 +234,7 @@ export class SqliteStore implements Store {
   }
 
   private taxonomyListing(filter: TaxonomyFilter): Listing {
-    const base = { table: 'taxonomies' as const, jsonColumn: 'json' as const };
+    const base = { jsonTable: 'taxonomies' as const, jsonColumn: 'json' as const };
     if (filter.search === undefined) return { ...base, from: 'taxonomies', where: [], params: [], order: 'position', position: 'position' };
     const text = textMatch('taxonomies_text', filter.search, VOCABULARY_WEIGHTS);
     return { ...base, from: 'taxonomies_text', where: [text.where], params: [text.param], order: 'rowid', ranking: text.rank, position: 'rowid' };
@@ -267,7 +269,7 @@ export class SqliteStore implements Store {
       params.push(parent.position);
     }
     if (filter.topOnly === true) where.push('t.parent_position IS NULL');
-    const base = { table: 'taxonomy_terms' as const, jsonColumn: 'json' as const };
+    const base = { jsonTable: 'taxonomy_terms' as const, jsonColumn: 'json' as const };
     if (filter.search === undefined) return { ...base, from: 'taxonomy_terms t', where, params, order: 't.position', position: 't.position' };
     const text = textMatch('taxonomy_terms_text', filter.search, VOCABULARY_WEIGHTS);
     return {

@@ -43,7 +43,12 @@ describe('building a snapshot', () => {
     const modified = (file: string) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
-        const rows = db.prepare('SELECT external_id, modified_at, json, detail_json FROM organizations').all() as Record<string, string>[];
+        const rows = db
+          .prepare(
+            `SELECT external_id, modified_at, i.json, d.json AS detail_json FROM organizations
+               JOIN organization_items i USING (position) JOIN organization_documents d USING (position)`,
+          )
+          .all() as Record<string, string>[];
         for (const row of rows) {
           assert.equal(JSON.parse(row.json!).last_modified, row.modified_at);
           assert.equal(JSON.parse(row.detail_json!).last_modified, row.modified_at);

@@ -1,0 +1,295 @@
+/**
+ * HTTP benchmark (`npm run bench`): serves a published data directory with `node src/cli.ts serve`
+ * (a child process, as in production) and loads it with autocannon on loopback, scenario by
+ * scenario, each after a warm-up and for a fixed time. In the same run, a bare node:http server
+ * (bench/lib/baseline-server.ts) answers the same load with the recorded bytes of the scenario's
+ * response: the ceiling of the runtime, to which each scenario is compared.
+ *
+ * The hot-page and 304 scenarios run against the server as configured by default (response cache
+ * on); the others against a second run of it with the response cache off, so each request is
+ * answered from the store. The NDJSON export is read whole by one client. The server's resident
+ * memory is sampled throughout. Prints a table and writes bench/results/http-<time>.json.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { NODE_FLAGS } from '../bin/node-flags.js';
+import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
+import { fetchJson, fetchRaw, load, waitUntilUp } from './lib/load.ts';
+import type { LoadResult, RawResponse } from './lib/load.ts';
+import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runNode, writeResults } from './lib/run.ts';
+import { syntheticDataset } from './lib/synthetic.ts';
+import { SCENARIOS, collectSamples } from './lib/http-scenarios.ts';
+import type { Samples, Scenario, ServerKind } from './lib/http-scenarios.ts';
+
+const USAGE = `Usage: node bench/http.ts [options]
+
+Options:
+  --organizations N   size of the synthetic dataset (default 2000000), generated and imported once
+                      into bench/.cache/
+  --seed S            seed of the synthetic dataset (default 1)
+  --data-dir DIR      serve this published data directory instead of the synthetic dataset
+  --seconds S         measured time per scenario (default 10)
+  --warmup S          warm-up time per scenario, not measured (default 2)
+  --connections N     concurrent connections (default 10)
+  --only LIST         comma-separated scenario names (see the table) to run
+  --help              print this help`;
+
+const API = '/api/hsds/v3';
+const PORT = 18_000 + (process.pid % 1000);
+const ORIGIN = `http://127.0.0.1:${PORT}`;
+const BASELINE_PORT = PORT + 1;
+const NDJSON_TARGET = 100_000;
+const RSS_TARGET_MIB = 250;
+
+interface Server {
+  pid: number;
+  stop: () => Promise<void>;
+  /** Largest VmRSS seen while it ran, in bytes. */
+  rssMax: () => number;
+}
+
+async function startNode(args: string[], readyUrl: string): Promise<Server> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+  let rssMax = 0;
+  const sampler = setInterval(() => {
+    try {
+      rssMax = Math.max(rssMax, residentMemory(child.pid!).rss);
+    } catch {
+      // exited
+    }
+  }, 100);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await waitUntilUp(readyUrl);
+  return {
+    pid: child.pid!,
+    rssMax: () => rssMax,
+    stop: async () => {
+      clearInterval(sampler);
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+const startServer = (dataDir: string, kind: ServerKind) =>
+  startNode(
+    [
+      'src/cli.ts',
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--port',
+      String(PORT),
+      '--host',
+      '127.0.0.1',
+      '--log-level',
+      'warn',
+      ...(kind === 'uncached' ? ['--response-cache-size', '0'] : []),
+    ],
+    `${ORIGIN}${API}/`,
+  );
+
+/** The synthetic dataset, published into bench/.cache/ once per size, seed and snapshot format. */
+async function servedSynthetic(organizations: number, seed: number): Promise<string> {
+  const dataDir = join(CACHE_DIR, `served-${organizations}-${seed}-format${SNAPSHOT_FORMAT}`);
+  if (existsSync(join(dataDir, 'current'))) {
+    log(`Serving the published dataset in ${relative(REPO, dataDir)}.`);
+    return dataDir;
+  }
+  const dataset = await syntheticDataset(organizations, seed);
+  log(`Publishing it into ${relative(REPO, dataDir)} ...`);
+  rmSync(dataDir, { recursive: true, force: true });
+  const sources = ['data/ntee/ntee_codes.csv', 'data/open-eligibility/open_eligibility_v2_terms.csv', relative(REPO, dataset.directory)];
+  const run = await runNode(['src/cli.ts', 'import', '--data-dir', dataDir, '--progress', 'none', ...sources]);
+  if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
+  return dataDir;
+}
+
+interface ScenarioResult extends LoadResult {
+  name: string;
+  description: string;
+  baseline: LoadResult;
+  ratio: number;
+  target: string;
+  met: boolean;
+  responseBytes: number;
+}
+
+async function runScenario(scenario: Scenario, samples: Samples, options: { seconds: number; warmup: number; connections: number }): Promise<ScenarioResult> {
+  const nextPath = scenario.paths(samples);
+  const headers = scenario.headers(samples);
+  const run = (origin: string, seconds: number) =>
+    load({ origin, nextPath, headers, connections: options.connections, seconds, expectedStatus: scenario.status });
+  const recorded = await fetchRaw(`${ORIGIN}${nextPath()}`, headers);
+  if (recorded.status !== scenario.status) throw new Error(`${scenario.name}: expected ${scenario.status}, got ${recorded.status}`);
+  await run(ORIGIN, options.warmup);
+  const measured = await run(ORIGIN, options.seconds);
+  const baseline = await withBaseline(recorded, async (origin) => {
+    await run(origin, options.warmup);
+    return run(origin, options.seconds);
+  });
+  const ratio = measured.requestsPerSecond / baseline.requestsPerSecond;
+  const { target } = scenario;
+  const met = target.kind === 'ratio' ? ratio >= target.value : measured.p99 <= target.value;
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    ...measured,
+    baseline,
+    ratio,
+    target: target.kind === 'ratio' ? `>= ${target.value} x baseline` : `p99 <= ${target.value} ms`,
+    met: met && measured.errors === 0,
+    responseBytes: recorded.body.length,
+  };
+}
+
+async function withBaseline<T>(recorded: RawResponse, use: (origin: string) => Promise<T>): Promise<T> {
+  const directory = mkdtempSync(join(tmpdir(), 'hsds-bench-baseline-'));
+  const file = join(directory, 'response.json');
+  writeFileSync(file, JSON.stringify({ status: recorded.status, headers: recorded.headers, body: recorded.body.toString('base64') }));
+  const server = await startNode(['bench/lib/baseline-server.ts', file, String(BASELINE_PORT)], `http://127.0.0.1:${BASELINE_PORT}/`);
+  try {
+    return await use(`http://127.0.0.1:${BASELINE_PORT}`);
+  } finally {
+    await server.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** Reads the whole NDJSON export as fast as one client can, counting lines. */
+function exportAll(headers: Record<string, string>): Promise<{ organizations: number; bytes: number; seconds: number; perSecond: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    get(`${ORIGIN}${API}/organizations?format=ndjson`, { headers }, (response) => {
+      let bytes = 0;
+      let lines = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+      });
+      response.on('end', () => {
+        const seconds = (performance.now() - started) / 1000;
+        resolve({ organizations: lines, bytes, seconds, perSecond: lines / seconds });
+      });
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
+const ms = (value: number) => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
+
+function scenarioTable(results: ScenarioResult[]): string {
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio', 'target', ''];
+  const rows = results.map((r) => [
+    r.name,
+    thousands(r.requestsPerSecond),
+    ms(r.p50),
+    ms(r.p99),
+    thousands(r.baseline.requestsPerSecond),
+    r.ratio.toFixed(2),
+    r.target,
+    r.met ? 'ok' : r.errors > 0 ? `${r.errors} ERRORS` : 'MISSED',
+  ]);
+  return formatTable(header, rows, new Set([0, 6, 7]));
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      organizations: { type: 'string', default: '2000000' },
+      seed: { type: 'string', default: '1' },
+      'data-dir': { type: 'string' },
+      seconds: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '10' },
+      only: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const options = {
+    seconds: parseInteger('seconds', values.seconds, 1, 3600),
+    warmup: parseInteger('warmup', values.warmup, 0, 600),
+    connections: parseInteger('connections', values.connections, 1, 1000),
+  };
+  const only = values.only?.split(',').map((name) => name.trim());
+  const unknown = only?.filter((name) => !SCENARIOS.some((scenario) => scenario.name === name) && name !== 'ndjson');
+  if (unknown !== undefined && unknown.length > 0) throw new Error(`no such scenario: ${unknown.join(', ')}`);
+  const wanted = (name: string) => only === undefined || only.includes(name);
+
+  const startedAt = new Date();
+  const dataDir =
+    values['data-dir'] ?? (await servedSynthetic(parseInteger('organizations', values.organizations, 1, 999_999_999), parseInteger('seed', values.seed, 0, 0xffffffff)));
+  const results: ScenarioResult[] = [];
+  const memory: Record<string, { rssMaxMiB: number }> = {};
+  let ndjson: Awaited<ReturnType<typeof exportAll>> | undefined;
+  let samples: Samples | undefined;
+  for (const kind of ['cached', 'uncached'] as const) {
+    const scenarios = SCENARIOS.filter((scenario) => scenario.server === kind && wanted(scenario.name));
+    const exportHere = kind === 'uncached' && wanted('ndjson');
+    if (scenarios.length === 0 && !exportHere) continue;
+    log(`\nServer with the response cache ${kind === 'cached' ? 'on' : 'off'}`);
+    const server = await startServer(dataDir, kind);
+    try {
+      samples ??= await collectSamples(ORIGIN, fetchJson, fetchRaw);
+      for (const scenario of scenarios) {
+        log(`  ${scenario.name} ...`);
+        const result = await runScenario(scenario, samples, options);
+        log(`    ${thousands(result.requestsPerSecond)} req/s, p99 ${ms(result.p99)} ms; baseline ${thousands(result.baseline.requestsPerSecond)} req/s`);
+        results.push(result);
+      }
+      if (exportHere) {
+        log('  ndjson export ...');
+        ndjson = await exportAll({});
+      }
+    } finally {
+      await server.stop();
+    }
+    memory[kind] = { rssMaxMiB: server.rssMax() / MIB };
+  }
+
+  const rssMaxMiB = Math.max(...Object.values(memory).map((m) => m.rssMaxMiB));
+  const report = {
+    startedAt: startedAt.toISOString(),
+    machine: machine(),
+    git: gitRevision(),
+    dataDir: relative(REPO, dataDir),
+    dataset: samples?.dataset,
+    options,
+    scenarios: results,
+    ndjson: ndjson && { ...ndjson, target: NDJSON_TARGET, met: ndjson.perSecond >= NDJSON_TARGET },
+    memory: { ...memory, targetMiB: RSS_TARGET_MIB, met: rssMaxMiB <= RSS_TARGET_MIB },
+  };
+  const file = writeResults('http', startedAt, report);
+
+  const out = [`\n${describeMachine(report.machine)}`, `${thousands(samples?.dataset.organizations ?? 0)} organizations, ${options.connections} connections, ${options.seconds} s per scenario\n`];
+  out.push(scenarioTable(results));
+  if (ndjson !== undefined) {
+    out.push(
+      `\nndjson export: ${thousands(ndjson.organizations)} organizations, ${(ndjson.bytes / MIB).toFixed(0)} MiB in ${ndjson.seconds.toFixed(1)} s = ${thousands(ndjson.perSecond)} organizations/s (target >= ${thousands(NDJSON_TARGET)}) ${report.ndjson!.met ? 'ok' : 'MISSED'}`,
+    );
+  }
+  out.push(`server RSS, largest seen: ${Object.entries(memory).map(([kind, m]) => `${m.rssMaxMiB.toFixed(0)} MiB (${kind})`).join(', ')} (target <= ${RSS_TARGET_MIB}) ${report.memory.met ? 'ok' : 'MISSED'}`);
+  out.push(`\nResults: ${file}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,147 @@
+/**
+ * What the benchmarks share: running the project's Node on a script with its peak memory sampled,
+ * describing the machine and the checkout, printing a table, and writing a JSON report.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { NODE_FLAGS } from '../../bin/node-flags.js';
+import type { ChildProcess } from 'node:child_process';
+
+export const REPO = resolve(import.meta.dirname, '..', '..');
+export const CACHE_DIR = join(REPO, 'bench', '.cache');
+const RESULTS_DIR = join(REPO, 'bench', 'results');
+export const MIB = 1024 * 1024;
+const POLL_MS = 100;
+/** How much of the child's stderr to keep for the JSON report. */
+const STDERR_TAIL_CHARS = 4000;
+
+export const log = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+export interface RunResult {
+  exitCode: number | null;
+  signal: string | null;
+  wallSeconds: number;
+  /** Largest VmHWM seen, in bytes; null when /proc could not be read. */
+  peakRssBytes: number | null;
+  stderrTail: string;
+}
+
+/** The child running now, so a signal to the benchmark can be passed on to it. */
+export let currentChild: ChildProcess | undefined;
+
+/** Reads VmHWM (peak resident set size) of a live process, in bytes. */
+export function readPeakRss(pid: number): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]) * 1024;
+  } catch {
+    return undefined; // not Linux, or the process has just exited
+  }
+}
+
+/** Runs the same Node binary on a script, echoing its stderr, timing it and sampling its peak RSS. */
+export function runNode(args: string[]): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'inherit', 'pipe'] });
+    currentChild = child;
+    let peak: number | null = null;
+    const sample = (): void => {
+      if (child.pid === undefined) return;
+      const value = readPeakRss(child.pid);
+      if (value !== undefined) peak = Math.max(peak ?? 0, value);
+    };
+    sample();
+    const timer = setInterval(sample, POLL_MS);
+    let tail = '';
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      process.stderr.write(chunk);
+      tail = (tail + chunk).slice(-STDERR_TAIL_CHARS);
+    });
+    let exit: { code: number | null; signal: string | null; seconds: number } | undefined;
+    child.on('exit', (code, signal) => {
+      exit = { code, signal, seconds: (performance.now() - started) / 1000 };
+      clearInterval(timer);
+    });
+    child.on('error', (error) => {
+      clearInterval(timer);
+      currentChild = undefined;
+      reject(error);
+    });
+    // 'close' comes after 'exit' once stderr is drained, so the tail is complete.
+    child.on('close', () => {
+      currentChild = undefined;
+      clearInterval(timer);
+      resolvePromise({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        wallSeconds: exit?.seconds ?? (performance.now() - started) / 1000,
+        peakRssBytes: peak,
+        stderrTail: tail,
+      });
+    });
+  });
+}
+
+/** Current and peak resident memory of a live process, in bytes (Linux). */
+export function residentMemory(pid: number): { rss: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)![1]) * 1024;
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+export function machine() {
+  return {
+    cpuModel: cpus()[0]?.model ?? null,
+    cpuCount: cpus().length,
+    totalMemoryBytes: totalmem(),
+    platform: process.platform,
+    osRelease: release(),
+    arch: process.arch,
+    node: process.version,
+  };
+}
+
+export const describeMachine = (m: ReturnType<typeof machine>): string =>
+  `${m.cpuModel} x ${m.cpuCount}, ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}`;
+
+export function gitRevision(): { commit: string | null; dirty: boolean | null } {
+  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8' });
+  if (head.status !== 0) return { commit: null, dirty: null };
+  const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO, encoding: 'utf8' });
+  return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim() !== '' : null };
+}
+
+export function parseInteger(name: string, value: string, min: number, max: number): number {
+  const digits = value.replaceAll('_', '');
+  const number = Number(digits);
+  if (!/^\d+$/.test(digits) || !Number.isSafeInteger(number) || number < min || number > max) {
+    throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+  }
+  return number;
+}
+
+/** A plain-text table; columns in `left` are left-aligned, the rest right-aligned. */
+export function formatTable(header: string[], rows: string[][], left: ReadonlySet<number>): string {
+  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));
+  const format = (row: string[]): string =>
+    row
+      .map((cell, i) => (left.has(i) ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format)].join('\n');
+}
+
+/** Writes a report as bench/results/<name>-<time>.json (atomically) and returns its path, relative to the checkout. */
+export function writeResults(name: string, startedAt: Date, report: unknown): string {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${name}-${startedAt.toISOString().replaceAll(':', '-')}.json`);
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
+  renameSync(`${file}.tmp`, file);
+  return relative(REPO, file);
+}
