@@ -5,6 +5,7 @@ import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
 import httpCaching from './plugins/app/http-caching.ts';
+import contentCoding from './plugins/app/content-coding.ts';
 import responseCache from './plugins/app/response-cache.ts';
 import compression from './plugins/app/compression.ts';
 import storePlugin from './plugins/app/store.ts';
@@ -51,9 +52,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors);
   await app.register(problems);
   await app.register(storePlugin, { stores: options.stores });
+  const responseCacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
+  await app.register(contentCoding, { responsesCached: responseCacheBytes > 0 });
   await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });
   // In this order: a cached response is sent already compressed, and the compression plugin leaves it.
-  await app.register(responseCache, { maxBytes: options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES });
+  await app.register(responseCache, { maxBytes: responseCacheBytes });
   await app.register(compression);
   await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 

@@ -3,16 +3,24 @@ import { Negotiator } from '@fastify/accept-negotiator';
 import type { Transform } from 'node:stream';
 
 /**
- * Content codings this server sends, best first, and how each is made. Brotli quality 5 compresses a
- * JSON page to within a few per cent of quality 11 at a hundredth of the time, so a response is
- * compressed as it is first made, without a separate, slower pass.
+ * Content codings this server sends, and how each is made. A response is compressed as it is made, on
+ * the request that needs it, so the settings favour speed: on a 11 kB page of organizations brotli
+ * quality 4 takes about 80 µs for 3.1 kB (quality 11: 9 ms for 2.7 kB) and gzip level 6 about 45 µs
+ * for 3.2 kB. Brotli's window is no larger than the body, which spares allocating 4 MiB per call.
  */
 export type ContentCoding = 'br' | 'gzip' | 'identity';
 
-const BROTLI_QUALITY = 5;
+const BROTLI_QUALITY = 4;
 const GZIP_LEVEL = 6;
 
-const negotiator = new Negotiator<ContentCoding>({ supportedValues: ['br', 'gzip', 'identity'], cache: boundedCache(256) });
+const brotliWindowBits = (length: number): number =>
+  Math.min(constants.BROTLI_MAX_WINDOW_BITS, Math.max(constants.BROTLI_MIN_WINDOW_BITS + 6, Math.ceil(Math.log2(length + 1))));
+
+/** Where a client accepts both equally, the first listed wins. */
+const negotiators = {
+  br: new Negotiator<ContentCoding>({ supportedValues: ['br', 'gzip', 'identity'], cache: boundedCache(256) }),
+  gzip: new Negotiator<ContentCoding>({ supportedValues: ['gzip', 'br', 'identity'], cache: boundedCache(256) }),
+};
 
 /** A small memo for header values: the same few Accept-Encoding strings arrive again and again. */
 function boundedCache(limit: number) {
@@ -30,13 +38,14 @@ function boundedCache(limit: number) {
 }
 
 /**
- * The coding to send for an Accept-Encoding header. No header means any coding is acceptable
- * (RFC 9110 12.5.3), but a client that does not ask gets identity, as most servers do; a header that
- * refuses everything we have also gets identity rather than a 406.
+ * The coding to send for an Accept-Encoding header, `preferred` first where the client accepts both.
+ * No header means any coding is acceptable (RFC 9110 12.5.3), but a client that does not ask gets
+ * identity, as most servers do; a header that refuses everything we have also gets identity rather
+ * than a 406.
  */
-export function negotiateCoding(header: string | undefined): ContentCoding {
+export function negotiateCoding(header: string | undefined, preferred: 'br' | 'gzip'): ContentCoding {
   if (header === undefined || header === '') return 'identity';
-  return negotiator.negotiate(header) ?? 'identity';
+  return negotiators[preferred].negotiate(header) ?? 'identity';
 }
 
 /** What an entity tag of a compressed representation carries, so each coding has its own strong ETag. */
@@ -45,15 +54,19 @@ export const CODING_TAG_SUFFIX: Record<ContentCoding, string> = { br: '-br', gzi
 export function compressBuffer(body: Buffer, coding: Exclude<ContentCoding, 'identity'>): Buffer {
   return coding === 'br'
     ? brotliCompressSync(body, {
-        params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
+          [constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(body.length),
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        },
       })
     : gzipSync(body, { level: GZIP_LEVEL });
 }
 
-/** A compressing stream; brotli one step lower than for buffers, since a stream is compressed on every request. */
+/** A compressing stream (for a streamed list, which may be large). */
 export function compressingStream(coding: Exclude<ContentCoding, 'identity'>): Transform {
   return coding === 'br'
-    ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY - 1 } })
+    ? createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } })
     : createGzip({ level: GZIP_LEVEL });
 }
 

@@ -86,11 +86,11 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
  * Search text is split into words (runs of letters and digits); punctuation and quotes only separate
  * words, so no input is query syntax. Text without any word is no search at all.
  */
-export const searchParameter = (searched: string): QueryParameter<string[] | undefined> => ({
+export const searchParameter = (searched: string, order = 'ranked by relevance (best first), then in list order'): QueryParameter<string[] | undefined> => ({
   schema: Type.Optional(
     Type.String({
       maxLength: MAX_SEARCH_LENGTH,
-      description: `Full-text search over ${searched}: items having every word, ranked by relevance (best first), then in list order; when more than ${RANKED_SEARCH_LIMIT} items match, in list order only. Words are runs of letters and digits, matched without regard to case or accents, and by stem (\`shelters\` finds \`shelter\`). Punctuation and quotes are ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
+      description: `Full-text search over ${searched}: items having every word, ${order}; when more than ${RANKED_SEARCH_LIMIT} items match, in list order only. Words are runs of letters and digits, matched without regard to case or accents, and by stem (\`shelters\` finds \`shelter\`). Punctuation and quotes are ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
       examples: ['food bank'],
     }),
   ),

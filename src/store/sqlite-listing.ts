@@ -17,6 +17,8 @@ export interface Listing {
   order: string;
   /** For a search: the relevance order (ahead of `order`), applied when the matches are few enough. */
   ranking?: string;
+  /** Parameters of `ranking`, if it has any. */
+  rankingParams?: SQLInputValue[];
   /** The expression giving a row's position in `table`. */
   position: string;
 }
@@ -27,17 +29,12 @@ const BATCH = 256;
 /** An FTS5 query that matches every word, each taken literally (never as query syntax). */
 export const fullTextQuery = (words: SearchWords): string => words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
 
-/**
- * A full-text condition on `textTable` (an FTS5 table whose rowids are positions of the listed rows)
- * and its ranking: bm25 with the given column weights (lower is more relevant).
- */
-export function textMatch(textTable: string, words: SearchWords, weights: readonly number[]) {
-  return {
-    where: `${textTable} MATCH ?`,
-    param: fullTextQuery(words),
-    rank: `bm25(${textTable}, ${weights.map((weight) => weight.toFixed(1)).join(', ')})`,
-  };
-}
+/** A full-text condition on `textTable`, an FTS5 table whose rowids are positions of the listed rows. */
+export const textMatch = (textTable: string, words: SearchWords) => ({ where: `${textTable} MATCH ?`, param: fullTextQuery(words) });
+
+/** Relevance by bm25 with the given column weights (lower is more relevant). */
+export const bm25Rank = (textTable: string, weights: readonly number[]): string =>
+  `bm25(${textTable}, ${weights.map((weight) => weight.toFixed(1)).join(', ')})`;
 
 /** Runs listings against one snapshot; prepared statements are reused per SQL text. */
 export class ListingRunner {
@@ -67,6 +64,10 @@ export class ListingRunner {
     return (this.statement(this.sql(listing, 'count(*) AS n')).get(...listing.params) as { n: number }).n;
   }
 
+  private static params(listing: Listing, ranked: boolean): SQLInputValue[] {
+    return ranked && listing.rankingParams !== undefined ? [...listing.params, ...listing.rankingParams] : listing.params;
+  }
+
   private static orderBy(listing: Listing, ranked: boolean): string {
     return ` ORDER BY ${ranked && listing.ranking !== undefined ? `${listing.ranking}, ` : ''}${listing.order}`;
   }
@@ -74,7 +75,7 @@ export class ListingRunner {
   /** The items at 0-based `offset`, in order (by relevance first when `ranked`). */
   items(listing: Listing, offset: number, limit: number, ranked: boolean): string[] {
     const positions = this.statement(this.sql(listing, `${listing.position} AS position`, `${ListingRunner.orderBy(listing, ranked)} LIMIT ? OFFSET ?`));
-    const rows = positions.all(...listing.params, limit, offset) as { position: number }[];
+    const rows = positions.all(...ListingRunner.params(listing, ranked), limit, offset) as { position: number }[];
     return rows.map((row) => this.jsonAt(listing, row.position));
   }
 
@@ -86,7 +87,7 @@ export class ListingRunner {
   /** Every item, in order (by relevance first when `ranked`), a batch at a time. */
   async *all(listing: Listing, ranked: boolean): AsyncGenerator<string[]> {
     const positions = this.db.prepare(this.sql(listing, `${listing.position} AS position`, ListingRunner.orderBy(listing, ranked)));
-    yield* this.batches(positions.iterate(...listing.params) as IterableIterator<{ position: number }>, (row) => this.jsonAt(listing, row.position));
+    yield* this.batches(positions.iterate(...ListingRunner.params(listing, ranked)) as IterableIterator<{ position: number }>, (row) => this.jsonAt(listing, row.position));
   }
 
   /** Rows of an iterator over a fresh statement, mapped and grouped into batches. */

@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
-import { ListingRunner, textMatch } from './sqlite-listing.ts';
+import { bm25Rank, fullTextQuery, ListingRunner, textMatch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {
@@ -34,7 +34,6 @@ interface Membership {
 }
 
 /** Relevance weights of the searched columns, in the order of each text table. */
-const ORGANIZATION_WEIGHTS = [10, 5, 1]; // name, alternate_name, description
 const VOCABULARY_WEIGHTS = [10, 10, 1]; // code, name, description
 
 const EMPTY: Page = { total: 0, items: [] };
@@ -148,7 +147,7 @@ export class SqliteStore implements Store {
     const memberParams = membership === undefined ? [] : [membership.key];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
     if (filter.search !== undefined) {
-      const text = textMatch('organizations_text', filter.search, ORGANIZATION_WEIGHTS);
+      const text = textMatch('organizations_text', filter.search);
       const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
       return {
         ...base,
@@ -156,7 +155,10 @@ export class SqliteStore implements Store {
         where: [text.where, ...memberCondition('organizations_text.rowid'), ...modified],
         params: [text.param, ...memberParams, ...modifiedParams],
         order: 'organizations_text.rowid',
-        ranking: text.rank,
+        // Names holding every word first. Unlike bm25, which reads the whole index entry of each word
+        // to weigh it, this reads no more than the search itself.
+        ranking: 'organizations_text.rowid NOT IN (SELECT rowid FROM organizations_text WHERE organizations_text MATCH ?)',
+        rankingParams: [`{name alternate_name} : (${fullTextQuery(filter.search)})`],
         position: 'organizations_text.rowid',
       };
     }
@@ -236,8 +238,9 @@ export class SqliteStore implements Store {
   private taxonomyListing(filter: TaxonomyFilter): Listing {
     const base = { jsonTable: 'taxonomies' as const, jsonColumn: 'json' as const };
     if (filter.search === undefined) return { ...base, from: 'taxonomies', where: [], params: [], order: 'position', position: 'position' };
-    const text = textMatch('taxonomies_text', filter.search, VOCABULARY_WEIGHTS);
-    return { ...base, from: 'taxonomies_text', where: [text.where], params: [text.param], order: 'rowid', ranking: text.rank, position: 'rowid' };
+    const text = textMatch('taxonomies_text', filter.search);
+    const ranking = bm25Rank('taxonomies_text', VOCABULARY_WEIGHTS);
+    return { ...base, from: 'taxonomies_text', where: [text.where], params: [text.param], order: 'rowid', ranking, position: 'rowid' };
   }
 
   async taxonomies(filter: TaxonomyFilter, range: PositionRange): Promise<Page> {
@@ -271,14 +274,14 @@ export class SqliteStore implements Store {
     if (filter.topOnly === true) where.push('t.parent_position IS NULL');
     const base = { jsonTable: 'taxonomy_terms' as const, jsonColumn: 'json' as const };
     if (filter.search === undefined) return { ...base, from: 'taxonomy_terms t', where, params, order: 't.position', position: 't.position' };
-    const text = textMatch('taxonomy_terms_text', filter.search, VOCABULARY_WEIGHTS);
+    const text = textMatch('taxonomy_terms_text', filter.search);
     return {
       ...base,
       from: 'taxonomy_terms_text JOIN taxonomy_terms t ON t.position = taxonomy_terms_text.rowid',
       where: [text.where, ...where],
       params: [text.param, ...params],
       order: 't.position',
-      ranking: text.rank,
+      ranking: bm25Rank('taxonomy_terms_text', VOCABULARY_WEIGHTS),
       position: 't.position',
     };
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { API, useTestApp } from '../helpers/app.ts';
+import { API, startTestApp, useTestApp } from '../helpers/app.ts';
 
 const decode = (coding: unknown, body: Buffer): string =>
   (coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
@@ -11,20 +11,24 @@ describe('compression', () => {
   const get = (url: string, headers: Record<string, string> = {}, method: 'GET' | 'HEAD' = 'GET') =>
     test().app.inject({ method, url: `${API}${url}`, headers });
 
-  it('sends brotli or gzip as Accept-Encoding prefers, the same document in each, and says it varies', async () => {
-    const cases: [string | undefined, string | undefined][] = [
-      [undefined, undefined],
-      ['gzip, deflate, br', 'br'],
-      ['gzip', 'gzip'],
-      ['br;q=0, gzip', 'gzip'],
-      ['gzip;q=0.5, br;q=0.9', 'br'],
-      ['deflate', undefined],
-      ['identity', undefined],
-      ['*', 'br'],
+  it('sends brotli or gzip as Accept-Encoding allows, the same document in each, and says it varies', async () => {
+    // [Accept-Encoding, coding of a kept response, coding of a streamed list]: where both are
+    // accepted, brotli for what the response cache keeps, gzip for what is made on every request.
+    const cases: [string | undefined, string | undefined, string | undefined][] = [
+      [undefined, undefined, undefined],
+      ['gzip, deflate, br', 'br', 'gzip'],
+      ['gzip', 'gzip', 'gzip'],
+      ['br', 'br', 'br'],
+      ['br;q=0, gzip', 'gzip', 'gzip'],
+      ['gzip;q=0.5, br;q=0.9', 'br', 'br'],
+      ['deflate', undefined, undefined],
+      ['identity', undefined, undefined],
+      ['*', 'br', 'gzip'],
     ];
     for (const url of ['/organizations?per_page=3', '/organizations?format=ndjson', '/taxonomy_terms?per_page=100', '/openapi.json', '/']) {
       const plain = (await get(url)).body;
-      for (const [accept, expected] of cases) {
+      for (const [accept, kept, streamed] of cases) {
+        const expected = url.includes('ndjson') ? streamed : kept;
         const response = await get(url, accept === undefined ? {} : { 'accept-encoding': accept });
         assert.equal(response.statusCode, 200, `${url} ${accept}`);
         assert.equal(response.headers['content-encoding'], expected, `${url} ${accept}`);
@@ -34,6 +38,19 @@ describe('compression', () => {
           assert.equal(Number(response.headers['content-length']), response.rawPayload.length, `${url} ${accept}`);
         }
       }
+    }
+  });
+
+  it('prefers gzip for everything when the response cache is off', async () => {
+    const uncached = await startTestApp(undefined, { responseCacheBytes: 0 });
+    try {
+      for (const url of ['/organizations', '/organizations?format=ndjson']) {
+        const response = await uncached.app.inject({ url: `${API}${url}`, headers: { 'accept-encoding': 'br, gzip' } });
+        assert.equal(response.headers['content-encoding'], 'gzip', url);
+        assert.match(String(response.headers.etag), /-gz"$/, url);
+      }
+    } finally {
+      await uncached.close();
     }
   });
 

@@ -154,15 +154,21 @@ describe('search ranking', () => {
         organization('R2', 'Harbor House'),
         organization('R3', 'Bay Help', 'Harbor, harbor and more harbor.'),
         organization('R4', 'Unrelated'),
+        organization('R5', 'Harbor Ferry Co'),
+        organization('R6', 'Ferry to the Harbor'),
       ],
     }),
   );
 
-  it('ranks a match in the name above matches in the description', async () => {
-    const { body } = await getJson(test().app, `${API}/organizations?search=harbor`);
-    assert.equal(body.total_items, 3);
-    assert.equal(body.contents[0].name, 'Harbor House');
-    assert.deepEqual(names(body).slice(1).sort(), ['Aardvark Services', 'Bay Help']);
+  it('lists names holding every word first, then the other matches, each group in name order', async () => {
+    const harbor = await getJson(test().app, `${API}/organizations?search=harbor`);
+    assert.deepEqual(names(harbor.body), ['Ferry to the Harbor', 'Harbor Ferry Co', 'Harbor House', 'Aardvark Services', 'Bay Help']);
+    assert.equal(harbor.body.total_items, 5);
+    // Words split between the name and the description match, after names holding both.
+    const ferry = await getJson(test().app, `${API}/organizations?search=harbor%20ferry`);
+    assert.deepEqual(names(ferry.body), ['Ferry to the Harbor', 'Harbor Ferry Co', 'Aardvark Services']);
+    const paged = await getJson(test().app, `${API}/organizations?search=harbor&per_page=2&page=2`);
+    assert.deepEqual(names(paged.body), ['Harbor House', 'Aardvark Services']);
   });
 });
 

@@ -10,7 +10,10 @@ import type { OrganizationFilter } from '../../store/store.ts';
 const tags = ['organizations'];
 
 const parameters = {
-  search: searchParameter('`name`, `alternate_name` and `description`'),
+  search: searchParameter(
+    '`name`, `alternate_name` and `description`',
+    'those whose `name` or `alternate_name` holds every word first, then the others, each group in list order',
+  ),
   taxonomy_term_id: textParameter(300, `Only organizations tagged with this term (exactly this term, as listed in their \`classifications\`). ${TERM_REFERENCE}`, [
     'ntee:P20',
   ]),

@@ -1,7 +1,7 @@
 import { pipeline } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyReply } from 'fastify';
-import { compressBuffer, compressingStream, isCompressibleType, negotiateCoding } from '../../encoding.ts';
+import { compressBuffer, compressingStream, isCompressibleType } from '../../encoding.ts';
 
 /** Below this many bytes an uncacheable body (an error, say) is sent as it is: compressing would not pay. */
 const THRESHOLD = 1024;
@@ -17,9 +17,9 @@ export function varyOnEncoding(reply: FastifyReply): void {
 }
 
 /**
- * Compresses, as negotiated by Accept-Encoding, what the response cache did not already send
- * compressed: streamed lists, responses too large to keep, errors and the docs' assets. A response
- * with an ETag is always sent in the negotiated coding, because its ETag names that coding
+ * Compresses, in the coding chosen for the request (see content-coding), what the response cache did
+ * not already send compressed: streamed lists, responses too large to keep, errors and the docs'
+ * assets. A response with an ETag is always sent in that coding, because its ETag names the coding
  * (see http-caching); other bodies only from THRESHOLD bytes.
  */
 export default fp(
@@ -29,7 +29,7 @@ export default fp(
       if (!isCompressibleType(String(reply.getHeader('content-type') ?? ''))) return payload;
       varyOnEncoding(reply);
       if (reply.hasHeader('content-encoding')) return payload;
-      const coding = negotiateCoding(request.headers['accept-encoding']);
+      const coding = request.contentCoding();
       if (coding === 'identity') return payload;
       if (isStream(payload)) {
         reply.header('content-encoding', coding).removeHeader('content-length');
@@ -42,5 +42,5 @@ export default fp(
       return compressBuffer(body, coding);
     });
   },
-  { name: 'compression' },
+  { name: 'compression', dependencies: ['content-coding'] },
 );

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { API_PREFIX } from './links.ts';
-import { CODING_TAG_SUFFIX, negotiateCoding } from '../../encoding.ts';
+import { CODING_TAG_SUFFIX } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
 
 /**
@@ -25,7 +25,7 @@ export interface HttpCachingOptions {
 
 const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`];
 
-const isCacheableRequest = (request: FastifyRequest): boolean =>
+export const isCacheableRequest = (request: FastifyRequest): boolean =>
   (request.method === 'GET' || request.method === 'HEAD') &&
   request.routeOptions.url !== undefined &&
   !UNCACHED_PREFIXES.some((prefix) => request.routeOptions.url!.startsWith(prefix));
@@ -68,8 +68,7 @@ export default fp<HttpCachingOptions>(
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (!isCacheableRequest(request)) return;
       const dataset = await request.store.info();
-      const coding = negotiateCoding(request.headers['accept-encoding']);
-      const { etag, lastModified } = validatorsOf(dataset.version, dataset.publishedAt, request.publicOrigin(), coding);
+      const { etag, lastModified } = validatorsOf(dataset.version, dataset.publishedAt, request.publicOrigin(), request.contentCoding());
       request.validators = { etag, lastModified };
       const ifNoneMatch = request.headers['if-none-match'];
       const ifModifiedSince = request.headers['if-modified-since'];
@@ -96,5 +95,5 @@ export default fp<HttpCachingOptions>(
       return payload;
     });
   },
-  { name: 'http-caching', dependencies: ['store', 'links'] },
+  { name: 'http-caching', dependencies: ['store', 'links', 'content-coding'] },
 );

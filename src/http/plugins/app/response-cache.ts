@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
-import { compressBuffer, negotiateCoding } from '../../encoding.ts';
+import { compressBuffer } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
 
 /**
@@ -142,7 +142,7 @@ export default fp<ResponseCacheOptions>(
         request.responseCacheKey = key;
         return;
       }
-      const coding = negotiateCoding(request.headers['accept-encoding']);
+      const coding = request.contentCoding();
       const { body, added } = entry.body(coding);
       if (added > 0) cache.grew(added);
       if (coding !== 'identity') reply.header('content-encoding', coding);
@@ -157,7 +157,7 @@ export default fp<ResponseCacheOptions>(
       const identity = typeof payload === 'string' ? Buffer.from(payload) : payload;
       const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity);
       if (entry === undefined) return payload;
-      const coding = negotiateCoding(request.headers['accept-encoding']);
+      const coding = request.contentCoding();
       if (coding === 'identity') return identity;
       const { body, added } = entry.body(coding);
       cache.grew(added);
@@ -165,7 +165,7 @@ export default fp<ResponseCacheOptions>(
       return body;
     });
   },
-  { name: 'response-cache', dependencies: ['http-caching', 'store', 'links'] },
+  { name: 'response-cache', dependencies: ['http-caching', 'store', 'links', 'content-coding'] },
 );
 
 declare module 'fastify' {
