@@ -67,6 +67,14 @@ export const CREATE_TABLES = `
   CREATE VIRTUAL TABLE taxonomies_text USING fts5(code, name, description, ${FULL_TEXT});
 `;
 
+/**
+ * Run after the bulk load: each text index is merged into one segment (about a second at 2,000,000
+ * organizations), so a search reads one list per word; a count of 600,000 matches went from 23 to 16 ms.
+ */
+export const OPTIMIZE_TEXT_INDEXES = ['organizations_text', 'taxonomy_terms_text', 'taxonomies_text']
+  .map((table) => `INSERT INTO ${table} (${table}) VALUES ('optimize');`)
+  .join('\n');
+
 /** Created after the bulk load, which is faster than maintaining them row by row. */
 export const CREATE_INDEXES = `
   CREATE UNIQUE INDEX taxonomies_id ON taxonomies (id);
