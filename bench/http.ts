@@ -16,7 +16,7 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NODE_FLAGS, SERVE_NODE_FLAGS } from '../bin/node-flags.js';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
 import { fetchJson, fetchRaw, load, waitUntilUp } from './lib/load.ts';
 import type { LoadResult, RawResponse } from './lib/load.ts';
@@ -53,8 +53,8 @@ interface Server {
   rssMax: () => number;
 }
 
-async function startNode(args: string[], readyUrl: string, flags: readonly string[] = NODE_FLAGS): Promise<Server> {
-  const child = spawn(process.execPath, [...flags, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
+async function startNode(args: string[], readyUrl: string): Promise<Server> {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
   let rssMax = 0;
   const sampler = setInterval(() => {
     try {
@@ -92,7 +92,6 @@ const startServer = (dataDir: string, kind: ServerKind) =>
       ...(kind === 'uncached' ? ['--response-cache-size', '0'] : []),
     ],
     `${ORIGIN}${API}/`,
-    [...NODE_FLAGS, ...SERVE_NODE_FLAGS],
   );
 
 /** The synthetic dataset, published into bench/.cache/ once per size, seed and snapshot format. */

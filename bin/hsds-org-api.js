@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { NODE_FLAGS, SERVE_NODE_FLAGS } from './node-flags.js';
+import { NODE_FLAGS } from './node-flags.js';
 
 const cli = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 const major = Number(process.versions.node.split('.')[0]);
@@ -19,8 +19,6 @@ if (major < 24) {
     process.exit(1);
   }
 }
-const args = process.argv.slice(2);
-const flags = args[0] === 'serve' ? [...NODE_FLAGS, ...SERVE_NODE_FLAGS] : NODE_FLAGS;
-const child = spawn(node, [...flags, cli, ...args], { stdio: 'inherit' });
+const child = spawn(node, [...NODE_FLAGS, cli, ...process.argv.slice(2)], { stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
