@@ -22,6 +22,7 @@ import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { createGunzip } from 'node:zlib';
 import { parse } from 'csv-parse';
+import { runMain } from './lib/run.ts';
 import type { Readable, Writable } from 'node:stream';
 
 const USAGE = `Usage: node bench/generate-synthetic.ts [--organizations N] [--seed S] --out DIR
@@ -650,12 +651,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

@@ -18,9 +18,9 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NODE_FLAGS } from '../bin/node-flags.js';
 import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
-import { fetchJson, fetchRaw, load, waitUntilUp } from './lib/load.ts';
+import { fetchRaw, load, waitUntilUp } from './lib/load.ts';
 import type { LoadResult, RawResponse } from './lib/load.ts';
-import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runNode, writeResults } from './lib/run.ts';
+import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, runNode, writeResults } from './lib/run.ts';
 import { syntheticDataset } from './lib/synthetic.ts';
 import { SCENARIOS, collectSamples } from './lib/http-scenarios.ts';
 import type { Samples, Scenario, ServerKind } from './lib/http-scenarios.ts';
@@ -264,7 +264,7 @@ async function main(): Promise<number> {
     log(`\nServer with the response cache ${kind === 'cached' ? 'on' : 'off'}`);
     const server = await startServer(dataDir, kind);
     try {
-      samples ??= await collectSamples(ORIGIN, fetchJson, fetchRaw);
+      samples ??= await collectSamples(ORIGIN);
       for (const scenario of scenarios) {
         log(`  ${scenario.name} ...`);
         const result = await runScenario(scenario, samples, options);
@@ -309,12 +309,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

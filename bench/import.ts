@@ -16,7 +16,7 @@ import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { NODE_FLAGS } from '../bin/node-flags.js';
-import { currentChild, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, runNode, writeResults } from './lib/run.ts';
+import { currentChild, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, runMain, runNode, writeResults } from './lib/run.ts';
 import type { RunResult } from './lib/run.ts';
 import { syntheticDataset } from './lib/synthetic.ts';
 
@@ -212,12 +212,4 @@ async function main(): Promise<number> {
   return results.every((r) => r.exitCode === 0) ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

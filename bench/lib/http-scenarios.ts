@@ -3,7 +3,7 @@
  * ids, terms and search words taken from the served dataset before the load starts. Requests are
  * drawn with a seeded generator, so two runs on the same data ask for the same things.
  */
-import type { RawResponse } from './load.ts';
+import { fetchJson, fetchRaw } from './load.ts';
 
 const API = '/api/hsds/v3';
 const PER_PAGE = 20;
@@ -145,11 +145,7 @@ export const SCENARIOS: Scenario[] = [
 ];
 
 /** Draws the samples from the served dataset (a few thousand requests). */
-export async function collectSamples(
-  origin: string,
-  fetchJson: (url: string) => Promise<any>,
-  fetchRaw: (url: string, headers?: Record<string, string>) => Promise<RawResponse>,
-): Promise<Samples> {
+export async function collectSamples(origin: string): Promise<Samples> {
   const root = await fetchJson(`${origin}${API}/`);
   const organizations: number = root.dataset.organizations;
   const pages = pagesOf(organizations);

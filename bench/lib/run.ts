@@ -126,6 +126,19 @@ export function parseInteger(name: string, value: string, min: number, max: numb
   return number;
 }
 
+/** Runs a benchmark's main function: its result is the exit code, and a failure prints its stack. */
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
+
 /** A plain-text table; columns in `left` are left-aligned, the rest right-aligned. */
 export function formatTable(header: string[], rows: string[][], left: ReadonlySet<number>): string {
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((row) => row[i]!.length)));

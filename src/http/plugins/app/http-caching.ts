@@ -42,8 +42,11 @@ function matchesAny(header: string, etag: string): boolean {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Validators of this request's representation, when it is cacheable. */
-    validators?: { etag: string; lastModified: string };
+    /**
+     * Set when this request is cacheable: what its response is a function of (dataset, link origin)
+     * and its validators, read once here for every later hook.
+     */
+    cacheable?: { version: string; publishedAt: string; origin: string; etag: string; lastModified: string };
   }
 }
 
@@ -67,9 +70,10 @@ export default fp<HttpCachingOptions>(
 
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       if (!isCacheableRequest(request)) return;
-      const dataset = await request.store.info();
-      const { etag, lastModified } = validatorsOf(dataset.version, dataset.publishedAt, request.publicOrigin(), request.contentCoding());
-      request.validators = { etag, lastModified };
+      const { version, publishedAt } = await request.store.info();
+      const origin = request.publicOrigin();
+      const { etag, lastModified } = validatorsOf(version, publishedAt, origin, request.contentCoding());
+      request.cacheable = { version, publishedAt, origin, etag, lastModified };
       const ifNoneMatch = request.headers['if-none-match'];
       const ifModifiedSince = request.headers['if-modified-since'];
       const notModified =
@@ -84,9 +88,9 @@ export default fp<HttpCachingOptions>(
     app.addHook('onSend', async (request, reply, payload) => {
       if (reply.getHeader('cache-control') !== undefined) return payload;
       const status = reply.statusCode;
-      if (request.validators !== undefined && status < 400) {
+      if (request.cacheable !== undefined && status < 400) {
         reply.header('cache-control', successPolicy);
-        if (status === 200) reply.headers({ etag: request.validators.etag, 'last-modified': request.validators.lastModified });
+        if (status === 200) reply.headers({ etag: request.cacheable.etag, 'last-modified': request.cacheable.lastModified });
       } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404)) {
         reply.header('cache-control', errorPolicy);
       } else if (status >= 400) {

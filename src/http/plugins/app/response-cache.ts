@@ -134,9 +134,9 @@ export default fp<ResponseCacheOptions>(
     app.decorate('responseCache', cache);
 
     app.addHook('onRequest', async (request: FastifyRequest, reply) => {
-      if (request.validators === undefined) return;
-      const { version } = await request.store.info();
-      const key = `${version}\n${request.publicOrigin()}\n${normalisedTarget(request.url)}`;
+      const cacheable = request.cacheable;
+      if (cacheable === undefined) return;
+      const key = `${cacheable.version}\n${cacheable.origin}\n${normalisedTarget(request.url)}`;
       const entry = cache.get(key);
       if (entry === undefined) {
         request.responseCacheKey = key;
@@ -153,7 +153,7 @@ export default fp<ResponseCacheOptions>(
       const key = request.responseCacheKey;
       if (key === undefined || reply.statusCode !== 200 || reply.hasHeader('content-encoding')) return payload;
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
-      const { publishedAt } = await request.store.info();
+      const { publishedAt } = request.cacheable!;
       const identity = typeof payload === 'string' ? Buffer.from(payload) : payload;
       const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity);
       if (entry === undefined) return payload;
