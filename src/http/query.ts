@@ -86,7 +86,7 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
  * Search text is split into words (runs of letters and digits); punctuation and quotes only separate
  * words, so no input is query syntax. Text without any word is no search at all.
  */
-export const searchParameter = (searched: string, order = 'ranked by relevance (best first), then in list order'): QueryParameter<string[] | undefined> => ({
+export const searchParameter = (searched: string, order = 'those whose code or name holds every word first, then the rest, each group in list order'): QueryParameter<string[] | undefined> => ({
   schema: Type.Optional(
     Type.String({
       maxLength: MAX_SEARCH_LENGTH,

@@ -11,6 +11,7 @@ import { Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
 import { PreviousVersions } from './previous-versions.ts';
+import { SearchIndexWriter } from './search-index.ts';
 import { STAGING_TABLES, stagingKey } from './staging.ts';
 import { renderVocabulary, termKey } from './vocabulary.ts';
 import { writeOrganizations } from './write-organizations.ts';
@@ -43,8 +44,10 @@ export interface BuildOptions {
   now?: () => Date;
   /** Check everything, write nothing: the file at `target` is neither created nor touched. */
   dryRun?: boolean;
-  /** The live snapshot, if any: organizations unchanged since it keep their `last_modified`. */
-  previousSnapshot?: string;
+  /** What the live dataset knew, if any: organizations unchanged since it keep their `last_modified`. */
+  previous?: PreviousVersions;
+  /** Keep each item's searchable words in the snapshot too, for loading it into another backend. */
+  keepSearchText?: boolean;
 }
 
 const PROGRESS_EVERY = 10_000;
@@ -97,23 +100,19 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
 
   const hash = createHash('sha256');
   const publishedAt = (options.now?.() ?? new Date()).toISOString();
-  const { termPositions, taxonomyPositions } = writeVocabulary(db, taxonomies, termsByTaxonomy, hash);
-  const previous = new PreviousVersions(options.previousSnapshot);
-  let published: number;
-  try {
-    published = writeOrganizations(db, {
-      input,
-      termByKey,
-      termPositions,
-      taxonomyPositions,
-      previous,
-      publishedAt,
-      hash,
-      onProgress: (written) => options.onProgress?.('write', written, staged.published),
-    });
-  } finally {
-    previous.close();
-  }
+  const searchIndex = new SearchIndexWriter(db, options.keepSearchText === true);
+  const { termPositions, taxonomyPositions } = writeVocabulary(db, taxonomies, termsByTaxonomy, hash, searchIndex);
+  const published = writeOrganizations(db, {
+    input,
+    termByKey,
+    termPositions,
+    taxonomyPositions,
+    previous: options.previous ?? PreviousVersions.none,
+    searchIndex,
+    publishedAt,
+    hash,
+    onProgress: (written) => options.onProgress?.('write', written, staged.published),
+  });
   db.exec('COMMIT');
   db.exec('DETACH DATABASE staging');
   db.exec(OPTIMIZE_TEXT_INDEXES);
@@ -133,13 +132,12 @@ function writeVocabulary(
   taxonomies: readonly RenderedTaxonomy[],
   termsByTaxonomy: ReadonlyMap<string, readonly RenderedTerm[]>,
   hash: ReturnType<typeof createHash>,
+  searchIndex: SearchIndexWriter,
 ) {
   const insertTaxonomy = db.prepare('INSERT INTO taxonomies (position, id, code, term_count, json) VALUES (?, ?, ?, ?, ?)');
   const insertTerm = db.prepare(
     'INSERT INTO taxonomy_terms (position, id, code, taxonomy_position, position_in_taxonomy, parent_position, json, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
   );
-  const insertTaxonomyText = db.prepare('INSERT INTO taxonomies_text (rowid, code, name, description) VALUES (?, ?, ?, ?)');
-  const insertTermText = db.prepare('INSERT INTO taxonomy_terms_text (rowid, code, name, description) VALUES (?, ?, ?, ?)');
   const termPositions = new Map<string, number>();
   const taxonomyPositions = new Map<string, number>();
   const childrenCounts = new Map<string, number>();
@@ -156,7 +154,7 @@ function writeVocabulary(
     hash.update(json).update('\n');
     taxonomyPositions.set(taxonomy.code, index + 1);
     insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json);
-    insertTaxonomyText.run(index + 1, taxonomy.code, taxonomy.object.name as string, taxonomy.object.description as string);
+    searchIndex.write('taxonomies', index + 1, [taxonomy.code, taxonomy.object.name as string], taxonomy.object.description as string);
     terms.forEach((term, termIndex) => {
       const served = renderServedTerm(term, childrenCounts.get(term.id) ?? 0);
       hash.update(served.detailJson).update('\n');
@@ -164,7 +162,7 @@ function writeVocabulary(
       const parentId = term.object.parent_id as string | undefined;
       const parentPosition = parentId === undefined ? null : termPositions.get(parentId)!;
       insertTerm.run(position, term.id, term.code, index + 1, termIndex + 1, parentPosition, served.listJson, served.detailJson);
-      insertTermText.run(position, term.code, term.name, term.object.description as string);
+      searchIndex.write('taxonomy_terms', position, [term.code, term.name], term.object.description as string);
     });
   });
   return { termPositions, taxonomyPositions };

@@ -12,6 +12,7 @@ import {
 } from '../store/snapshot-directory.ts';
 import { buildSnapshot } from './build.ts';
 import { syncPath } from './durable.ts';
+import { PreviousVersions } from './previous-versions.ts';
 import type { BuildOptions, BuildResult } from './build.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 
@@ -139,7 +140,7 @@ const timestampForName = (iso: string): string => iso.replace(/[-:]/g, '').repla
 export async function publishDataset(
   input: DatasetInput | (() => Promise<DatasetInput>),
   dataDir: string,
-  options: Omit<BuildOptions, 'dryRun' | 'previousSnapshot'> = {},
+  options: Omit<BuildOptions, 'dryRun' | 'previous'> = {},
 ): Promise<PublishResult> {
   const directory = snapshotsPath(dataDir);
   mkdirSync(directory, { recursive: true });
@@ -148,8 +149,13 @@ export async function publishDataset(
     const previous = readPointer(dataDir);
     collectGarbage(dataDir, [previous]);
     const building = join(directory, `${process.pid}-${Date.now()}${BUILDING_SUFFIX}`);
-    const previousSnapshot = previous === undefined ? undefined : join(directory, previous);
-    const result = await buildSnapshot(typeof input === 'function' ? await input() : input, building, { ...options, previousSnapshot });
+    const previousVersions = PreviousVersions.fromSnapshot(previous === undefined ? undefined : join(directory, previous));
+    let result: BuildResult;
+    try {
+      result = await buildSnapshot(typeof input === 'function' ? await input() : input, building, { ...options, previous: previousVersions });
+    } finally {
+      previousVersions.close();
+    }
     const live = previous === undefined ? undefined : snapshotInfo(join(directory, previous));
     if (previous !== undefined && live?.version === result.version) {
       rmSync(building, { force: true });

@@ -6,6 +6,7 @@ import { renderOrganization, withLastModified } from '../hsds/render.ts';
 import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
+import type { SearchIndexWriter } from './search-index.ts';
 import { stagingKey } from './staging.ts';
 import { termKey } from './vocabulary.ts';
 
@@ -16,6 +17,7 @@ export interface OrganizationWriter {
   termPositions: ReadonlyMap<string, number>;
   taxonomyPositions: ReadonlyMap<string, number>;
   previous: PreviousVersions;
+  searchIndex: SearchIndexWriter;
   /** This publish's time: `last_modified` of every new or changed organization. */
   publishedAt: string;
   /** Every served document goes into the dataset version. */
@@ -34,7 +36,6 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at) VALUES (?, ?, ?, ?, ?)');
   const insertItem = db.prepare('INSERT INTO organization_items (position, json) VALUES (?, ?)');
   const insertDocument = db.prepare('INSERT INTO organization_documents (position, json) VALUES (?, ?)');
-  const insertText = db.prepare('INSERT INTO organizations_text (rowid, name, alternate_name, description) VALUES (?, ?, ?, ?)');
   const termMembers = new MemberLists();
   const taxonomyMembers = new MemberLists();
   // Links are gathered per organization first; both tables are keyed by native id, as organizations
@@ -72,7 +73,7 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     insert.run(++position, rendered.id, organization.externalId, contentHash, modifiedAt);
     insertItem.run(position, withLastModified(rendered.listJson, modifiedAt));
     insertDocument.run(position, detailJson);
-    insertText.run(position, organization.name, organization.alternateName ?? null, organization.description ?? null);
+    writer.searchIndex.write('organizations', position, [organization.name, organization.alternateName], organization.description);
     const taxonomies = new Set<string>();
     for (const { term } of tags) {
       termMembers.add(writer.termPositions.get(term.id)!, position);

@@ -1,4 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { queryWords } from './search-text.ts';
 import type { SearchWords } from './store.ts';
 
 /**
@@ -26,15 +27,23 @@ export interface Listing {
 /** Items fetched per step when a whole list is streamed. */
 const BATCH = 256;
 
-/** An FTS5 query that matches every word, each taken literally (never as query syntax). */
-export const fullTextQuery = (words: SearchWords): string => words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
+/** An FTS5 query for items holding every word (words from search-text.ts hold only letters and digits). */
+const fullTextQuery = (search: SearchWords): string => queryWords(search).map((word) => `"${word}"`).join(' ');
 
-/** A full-text condition on `textTable`, an FTS5 table whose rowids are positions of the listed rows. */
-export const textMatch = (textTable: string, words: SearchWords) => ({ where: `${textTable} MATCH ?`, param: fullTextQuery(words) });
-
-/** Relevance by bm25 with the given column weights (lower is more relevant). */
-export const bm25Rank = (textTable: string, weights: readonly number[]): string =>
-  `bm25(${textTable}, ${weights.map((weight) => weight.toFixed(1)).join(', ')})`;
+/**
+ * A search of `textTable` (an FTS5 table of search-text words, whose rowids are the listed positions):
+ * the condition, and the ranking that puts items whose title holds every word first. Unlike bm25,
+ * which reads the whole index entry of each word to weigh it, the ranking reads no more than the search.
+ */
+export const textSearch = (textTable: string, search: SearchWords) => {
+  const query = fullTextQuery(search);
+  return {
+    where: `${textTable} MATCH ?`,
+    param: query,
+    ranking: `${textTable}.rowid NOT IN (SELECT rowid FROM ${textTable} WHERE ${textTable} MATCH ?)`,
+    rankingParams: [`title : (${query})`],
+  };
+};
 
 /** Runs listings against one snapshot; prepared statements are reused per SQL text. */
 export class ListingRunner {

@@ -8,7 +8,7 @@
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
  * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 
 /**
  * Larger than SQLite's default 4 KiB: a page of listed organizations is then one or two database
@@ -17,10 +17,11 @@ export const SNAPSHOT_FORMAT = 3;
 export const PAGE_SIZE = 16_384;
 
 /**
- * Words are runs of letters and digits, folded to lower case without diacritics, and stemmed (Porter)
- * so that "shelters" finds "shelter". Search input is split into words likewise (see http/query.ts).
+ * The text indexes hold words already made by store/search-text.ts, one line of words separated by
+ * spaces per column, so the ascii tokenizer only splits at the spaces. `title` is an item's name (and
+ * alternate name, or code); `body` its description. Searches match words in either; titles rank first.
  */
-const FULL_TEXT = "content='', tokenize='porter unicode61 remove_diacritics 2'";
+const FULL_TEXT = "title, body, content='', tokenize='ascii'";
 
 export const CREATE_TABLES = `
   CREATE TABLE dataset (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -62,16 +63,28 @@ export const CREATE_TABLES = `
     organization_position INTEGER NOT NULL,
     PRIMARY KEY (taxonomy_position, position_in_taxonomy)
   ) WITHOUT ROWID;
-  CREATE VIRTUAL TABLE organizations_text USING fts5(name, alternate_name, description, ${FULL_TEXT});
-  CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(code, name, description, ${FULL_TEXT});
-  CREATE VIRTUAL TABLE taxonomies_text USING fts5(code, name, description, ${FULL_TEXT});
+  CREATE VIRTUAL TABLE organizations_text USING fts5(${FULL_TEXT});
+  CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(${FULL_TEXT});
+  CREATE VIRTUAL TABLE taxonomies_text USING fts5(${FULL_TEXT});
 `;
+
+/** The lists that can be searched, each with its text index. */
+export const SEARCHED_LISTS = ['organizations', 'taxonomy_terms', 'taxonomies'] as const;
+export type SearchedList = (typeof SEARCHED_LISTS)[number];
+
+/**
+ * Only in a snapshot built to be loaded elsewhere (BuildOptions.keepSearchText): the words of each
+ * item as indexed, which a contentless text index cannot give back.
+ */
+export const CREATE_SEARCH_TEXT_TABLES = SEARCHED_LISTS.map(
+  (list) => `CREATE TABLE ${list}_search_text (position INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);`,
+).join('\n');
 
 /**
  * Run after the bulk load: each text index is merged into one segment (about a second at 2,000,000
  * organizations), so a search reads one list per word; a count of 600,000 matches went from 23 to 16 ms.
  */
-export const OPTIMIZE_TEXT_INDEXES = ['organizations_text', 'taxonomy_terms_text', 'taxonomies_text']
+export const OPTIMIZE_TEXT_INDEXES = SEARCHED_LISTS.map((list) => `${list}_text`)
   .map((table) => `INSERT INTO ${table} (${table}) VALUES ('optimize');`)
   .join('\n');
 

@@ -1,7 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
-import { bm25Rank, fullTextQuery, ListingRunner, textMatch } from './sqlite-listing.ts';
+import { ListingRunner, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {
@@ -32,9 +32,6 @@ interface Membership {
   group: 'term' | 'taxonomy';
   key: number;
 }
-
-/** Relevance weights of the searched columns, in the order of each text table. */
-const VOCABULARY_WEIGHTS = [10, 10, 1]; // code, name, description
 
 const EMPTY: Page = { total: 0, items: [] };
 
@@ -147,7 +144,7 @@ export class SqliteStore implements Store {
     const memberParams = membership === undefined ? [] : [membership.key];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
     if (filter.search !== undefined) {
-      const text = textMatch('organizations_text', filter.search);
+      const text = textSearch('organizations_text', filter.search);
       const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
       return {
         ...base,
@@ -155,10 +152,8 @@ export class SqliteStore implements Store {
         where: [text.where, ...memberCondition('organizations_text.rowid'), ...modified],
         params: [text.param, ...memberParams, ...modifiedParams],
         order: 'organizations_text.rowid',
-        // Names holding every word first. Unlike bm25, which reads the whole index entry of each word
-        // to weigh it, this reads no more than the search itself.
-        ranking: 'organizations_text.rowid NOT IN (SELECT rowid FROM organizations_text WHERE organizations_text MATCH ?)',
-        rankingParams: [`{name alternate_name} : (${fullTextQuery(filter.search)})`],
+        ranking: text.ranking,
+        rankingParams: text.rankingParams,
         position: 'organizations_text.rowid',
       };
     }
@@ -238,9 +233,17 @@ export class SqliteStore implements Store {
   private taxonomyListing(filter: TaxonomyFilter): Listing {
     const base = { jsonTable: 'taxonomies' as const, jsonColumn: 'json' as const };
     if (filter.search === undefined) return { ...base, from: 'taxonomies', where: [], params: [], order: 'position', position: 'position' };
-    const text = textMatch('taxonomies_text', filter.search);
-    const ranking = bm25Rank('taxonomies_text', VOCABULARY_WEIGHTS);
-    return { ...base, from: 'taxonomies_text', where: [text.where], params: [text.param], order: 'rowid', ranking, position: 'rowid' };
+    const text = textSearch('taxonomies_text', filter.search);
+    return {
+      ...base,
+      from: 'taxonomies_text',
+      where: [text.where],
+      params: [text.param],
+      order: 'taxonomies_text.rowid',
+      ranking: text.ranking,
+      rankingParams: text.rankingParams,
+      position: 'taxonomies_text.rowid',
+    };
   }
 
   async taxonomies(filter: TaxonomyFilter, range: PositionRange): Promise<Page> {
@@ -274,14 +277,15 @@ export class SqliteStore implements Store {
     if (filter.topOnly === true) where.push('t.parent_position IS NULL');
     const base = { jsonTable: 'taxonomy_terms' as const, jsonColumn: 'json' as const };
     if (filter.search === undefined) return { ...base, from: 'taxonomy_terms t', where, params, order: 't.position', position: 't.position' };
-    const text = textMatch('taxonomy_terms_text', filter.search);
+    const text = textSearch('taxonomy_terms_text', filter.search);
     return {
       ...base,
       from: 'taxonomy_terms_text JOIN taxonomy_terms t ON t.position = taxonomy_terms_text.rowid',
       where: [text.where, ...where],
       params: [text.param, ...params],
       order: 't.position',
-      ranking: bm25Rank('taxonomy_terms_text', VOCABULARY_WEIGHTS),
+      ranking: text.ranking,
+      rankingParams: text.rankingParams,
       position: 't.position',
     };
   }

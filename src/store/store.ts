@@ -37,8 +37,8 @@ export interface TaxonomyTermRef {
 
 /**
  * Words to search for (see http/query.ts): an item matches when it has every word. Matches come
- * ranked, then in list order: organizations whose name (or alternate name) holds every word first;
- * taxonomies and terms by relevance (bm25). But when a search matches more than RANKED_SEARCH_LIMIT
+ * ranked, then in list order: items whose title (an organization's name or alternate name, a term's or
+ * taxonomy's code or name) holds every word first (see search-text.ts for what a word is). But when a search matches more than RANKED_SEARCH_LIMIT
  * items, in list order only. Ranking costs time for every match, and among that many (a search for
  * "church" or "inc") it says little; this keeps every search page cheap.
  */

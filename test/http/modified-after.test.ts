@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
+import { PreviousVersions } from '../../src/publish/previous-versions.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
@@ -20,7 +21,7 @@ describe('modified_after', () => {
     const added = { ...publishedOrganizations[1]!, externalId: 'NAT-NEW', name: 'Brand New Shelter', tags: [{ taxonomy: 'Colors', code: 'red' }] };
     await buildSnapshot(fixtureDataset({ organizations: [...changed, added] }), second, {
       now: () => new Date('2026-02-01T12:00:00Z'),
-      previousSnapshot: first,
+      previous: PreviousVersions.fromSnapshot(first),
     });
     app = await buildApp({ stores: { acquire: () => ({ store, release: () => {} }), close: () => store.close() }, logLevel: 'silent' });
     const store = new SqliteStore(second);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { buildSnapshot, InvalidDataset } from '../../src/publish/build.ts';
+import { PreviousVersions } from '../../src/publish/previous-versions.ts';
 import { publishDataset } from '../../src/publish/publish.ts';
 import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
@@ -28,7 +29,7 @@ describe('building a snapshot', () => {
       const at = new Date('2026-01-01');
       const first = await buildSnapshot(fixtureDataset(), join(directory.path, 'a.sqlite'), { now: () => at });
       const second = await buildSnapshot(fixtureDataset(), join(directory.path, 'b.sqlite'), { now: () => at });
-      const later = await buildSnapshot(fixtureDataset(), join(directory.path, 'c.sqlite'), { previousSnapshot: join(directory.path, 'a.sqlite') });
+      const later = await buildSnapshot(fixtureDataset(), join(directory.path, 'c.sqlite'), { previous: PreviousVersions.fromSnapshot(join(directory.path, 'a.sqlite')) });
       assert.equal(first.version, second.version);
       assert.equal(first.version, later.version, 'unchanged organizations keep their last_modified');
       assert.deepEqual(servedRows(join(directory.path, 'a.sqlite')), servedRows(join(directory.path, 'b.sqlite')));
@@ -64,7 +65,7 @@ describe('building a snapshot', () => {
       const added = { ...publishedOrganizations[0]!, externalId: 'NAT-NEW', name: 'Brand New' };
       await buildSnapshot(fixtureDataset({ organizations: [...changed, added] }), join(directory.path, 'b.sqlite'), {
         now: () => new Date('2026-02-01T00:00:00Z'),
-        previousSnapshot: join(directory.path, 'a.sqlite'),
+        previous: PreviousVersions.fromSnapshot(join(directory.path, 'a.sqlite')),
       });
       const after = modified(join(directory.path, 'b.sqlite'));
       const stamped = [...after].filter(([, at]) => at === '2026-02-01T00:00:00.000Z').map(([id]) => id).sort();

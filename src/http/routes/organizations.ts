@@ -31,7 +31,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     operationId: 'getPaginatedListOfOrganizations',
     summary: 'List published organizations',
     description:
-      'Published organizations ordered by name (case-insensitive), then by native id; with `search`, by relevance first. Filters combine with AND.',
+      'Published organizations ordered by name (case-insensitive), then by native id; with `search`, best matches (every word in the name) first. Filters combine with AND.',
     item: Type.Union([Type.Ref('OrganizationListItem'), Type.Ref('Organization')], {
       description: 'The list form; with `full=true`, the full form.',
     }),

@@ -14,7 +14,7 @@ const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     tags,
     operationId: 'getPaginatedListOfTaxonomies',
     summary: 'List taxonomies',
-    description: 'Every taxonomy of the dataset, ordered by code; with `search`, by relevance first.',
+    description: 'Every taxonomy of the dataset, ordered by code; with `search`, best matches (every word in the code or name) first.',
     item: Type.Ref('Taxonomy'),
     example: examples.taxonomy,
     parameters: { search: searchParameter('`code`, `name` and `description`') },

@@ -29,7 +29,7 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
     operationId: 'getPaginatedListOfTaxonomyTerms',
     summary: 'List taxonomy terms',
     description:
-      'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source; with `search`, by relevance first. Each term has `children_count`. Filters combine with AND.',
+      'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source; with `search`, best matches (every word in the code or name) first. Each term has `children_count`. Filters combine with AND.',
     item: Type.Ref('TaxonomyTerm'),
     example: examples.taxonomyTerm,
     parameters,
