@@ -26,7 +26,7 @@ export class InvalidDataset extends Error {
   }
 }
 
-export type BuildStage = 'read' | 'write';
+export type BuildStage = 'read' | 'write' | 'load';
 
 export interface BuildResult {
   version: string;

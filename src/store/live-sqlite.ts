@@ -3,7 +3,7 @@ import type { FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { readPointer, snapshotsPath } from './snapshot-directory.ts';
 import { SqliteStore } from './sqlite.ts';
-import type { Store, StoreLease, StoreProvider } from './store.ts';
+import type { Readiness, Store, StoreLease, StoreProvider } from './store.ts';
 
 interface Generation {
   name: string;
@@ -94,6 +94,10 @@ export class LiveSqliteStores implements StoreProvider {
         if (generation.retired && generation.leases === 0) void generation.store.close();
       },
     };
+  }
+
+  async readiness(): Promise<Readiness> {
+    return { ready: true, version: (await this.current.store.info()).version };
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,8 @@ import type { StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 import { ListingRunner, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
+import { findTaxonomyRow, findTermRow, membershipOf, simplifiedFilter } from './filter-plan.ts';
+import type { ModifiedRange, TaxonomyRow, TermLookups, TermRow } from './filter-plan.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {
   Batches,
@@ -22,17 +24,6 @@ interface JsonRow {
   json: string;
 }
 
-interface TaxonomyRow extends TaxonomyRef {
-  position: number;
-}
-
-/** A precomputed membership list: organizations of one term or one taxonomy, densely numbered. */
-interface Membership {
-  table: 'organization_terms' | 'organization_taxonomies';
-  group: 'term' | 'taxonomy';
-  key: number;
-}
-
 const EMPTY: Page = { total: 0, items: [] };
 
 /** Where an organization's JSON is, as listed or in full (see sqlite-schema.ts). */
@@ -47,7 +38,8 @@ export class SqliteStore implements Store {
   private readonly taxonomyRows: TaxonomyRow[];
   private readonly listings: ListingRunner;
   /** The oldest and newest `last_modified`: a `modifiedSince` outside them selects all or nothing. */
-  private readonly modifiedRange: { oldest: string | null; newest: string | null };
+  private readonly modifiedRange: ModifiedRange;
+  private readonly termLookups: TermLookups;
   private readonly statements: {
     organization: StatementSync;
     organizationIdByNativeId: StatementSync;
@@ -81,10 +73,7 @@ export class SqliteStore implements Store {
       taxonomyTerms: count('taxonomy_terms'),
     };
     this.listings = new ListingRunner(this.db);
-    this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as {
-      oldest: string | null;
-      newest: string | null;
-    };
+    this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
     const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t JOIN taxonomies x ON x.position = t.taxonomy_position';
     this.statements = {
       organization: this.db.prepare('SELECT d.json FROM organizations o JOIN organization_documents d ON d.position = o.position WHERE o.id = ?'),
@@ -94,6 +83,12 @@ export class SqliteStore implements Store {
       termById: this.db.prepare(`${termRef} WHERE t.id = ?`),
       termByCode: this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`),
       termByCodeAnyCase: this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND lower(t.code) = lower(?) ORDER BY t.position LIMIT 1`),
+    };
+    const { termById, termByCode, termByCodeAnyCase } = this.statements;
+    this.termLookups = {
+      byId: async (id) => termById.get(id) as TermRow | undefined,
+      byCode: async (taxonomy, code) => termByCode.get(taxonomy, code) as TermRow | undefined,
+      byCodeAnyCase: async (taxonomy, code) => termByCodeAnyCase.get(taxonomy, code) as TermRow | undefined,
     };
   }
 
@@ -117,26 +112,11 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The membership list behind a term and/or taxonomy filter: undefined when there is no such
-   * filter, 'none' when it can match nothing (an unknown id, or a term of another taxonomy).
-   */
-  private membership(filter: OrganizationFilter): Membership | 'none' | undefined {
-    const taxonomy = filter.taxonomyId === undefined ? undefined : this.taxonomyRows.find((row) => row.id === filter.taxonomyId);
-    if (filter.taxonomyId !== undefined && taxonomy === undefined) return 'none';
-    if (filter.taxonomyTermId !== undefined) {
-      const term = this.statements.termById.get(filter.taxonomyTermId) as { position: number; taxonomy_position: number } | undefined;
-      if (term === undefined || (taxonomy !== undefined && taxonomy.position !== term.taxonomy_position)) return 'none';
-      return { table: 'organization_terms', group: 'term', key: term.position };
-    }
-    return taxonomy === undefined ? undefined : { table: 'organization_taxonomies', group: 'taxonomy', key: taxonomy.position };
-  }
-
-  /**
    * Unfiltered and term- or taxonomy-filtered lists are ranges of precomputed positions. Search and
    * `modifiedSince` are answered by the text index and the `modified_at` index, then ordered.
    */
-  private organizationListing(filter: OrganizationFilter, view: OrganizationView): Listing | undefined {
-    const membership = this.membership(filter);
+  private async organizationListing(filter: OrganizationFilter, view: OrganizationView): Promise<Listing | undefined> {
+    const membership = await membershipOf(filter, this.taxonomyRows, this.termLookups.byId);
     if (membership === 'none') return undefined;
     const base = { jsonTable: organizationJsonTable(view), jsonColumn: 'json' as const, params: [] as Listing['params'] };
     const memberCondition = (position: string) =>
@@ -179,9 +159,9 @@ export class SqliteStore implements Store {
   }
 
   /** Without search or `modifiedSince`, a page is a range of positions and its total a stored count. */
-  private positionalPage(filter: OrganizationFilter, view: OrganizationView, range: PositionRange): Page | undefined {
+  private async positionalPage(filter: OrganizationFilter, view: OrganizationView, range: PositionRange): Promise<Page | undefined> {
     if (filter.search !== undefined || filter.modifiedSince !== undefined) return undefined;
-    const membership = this.membership(filter);
+    const membership = await membershipOf(filter, this.taxonomyRows, this.termLookups.byId);
     if (membership === 'none') return EMPTY;
     const jsonTable = organizationJsonTable(view);
     const end = range.first + range.count;
@@ -199,27 +179,15 @@ export class SqliteStore implements Store {
     return { total, items: range.first > total ? [] : (rows.all(key, range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
   }
 
-  /**
-   * The same filter without a `modifiedSince` that every organization meets (say, the time of a
-   * first sync), so the list can be served by position; undefined when no organization meets it.
-   */
-  private simplified(filter: OrganizationFilter): OrganizationFilter | undefined {
-    const since = filter.modifiedSince;
-    if (since === undefined) return filter;
-    const { oldest, newest } = this.modifiedRange;
-    if (newest === null || since > newest) return undefined;
-    return oldest !== null && since <= oldest ? { ...filter, modifiedSince: undefined } : filter;
-  }
-
   async organizations(filter: OrganizationFilter, range: PositionRange, view: OrganizationView = {}): Promise<Page> {
-    const simple = this.simplified(filter);
+    const simple = simplifiedFilter(filter, this.modifiedRange);
     if (simple === undefined) return EMPTY;
-    return this.positionalPage(simple, view, range) ?? this.page(this.organizationListing(simple, view), range);
+    return (await this.positionalPage(simple, view, range)) ?? this.page(await this.organizationListing(simple, view), range);
   }
 
-  allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
-    const simple = this.simplified(filter);
-    return simple === undefined ? noBatches() : this.all(this.organizationListing(simple, view));
+  async *allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
+    const simple = simplifiedFilter(filter, this.modifiedRange);
+    if (simple !== undefined) yield* this.all(await this.organizationListing(simple, view));
   }
 
   async organization(id: string): Promise<string | undefined> {
@@ -303,29 +271,12 @@ export class SqliteStore implements Store {
   }
 
   async findTaxonomy(idOrCode: string): Promise<TaxonomyRef | undefined> {
-    const row = this.taxonomyRow(idOrCode);
+    const row = findTaxonomyRow(this.taxonomyRows, idOrCode);
     return row === undefined ? undefined : { id: row.id, code: row.code };
   }
 
-  private taxonomyRow(idOrCode: string): TaxonomyRow | undefined {
-    const wanted = idOrCode.toLowerCase();
-    return this.taxonomyRows.find((candidate) => candidate.id === wanted || candidate.code.toLowerCase() === wanted);
-  }
-
   async findTaxonomyTerm(idOrCode: string): Promise<TaxonomyTermRef | undefined> {
-    const lowerCase = idOrCode.toLowerCase();
-    let row = this.statements.termById.get(lowerCase) as TaxonomyTermRef | undefined;
-    // `taxonomy:code`, where a taxonomy code may itself hold a colon: every taxonomy whose code
-    // prefixes the value is tried.
-    for (const taxonomy of this.taxonomyRows) {
-      if (row !== undefined) break;
-      if (!lowerCase.startsWith(`${taxonomy.code.toLowerCase()}:`)) continue;
-      const code = idOrCode.slice(taxonomy.code.length + 1);
-      row = (this.statements.termByCode.get(taxonomy.position, code) ?? this.statements.termByCodeAnyCase.get(taxonomy.position, code)) as
-        | TaxonomyTermRef
-        | undefined;
-    }
-    return row === undefined ? undefined : { id: row.id, taxonomyId: row.taxonomyId };
+    return findTermRow(idOrCode, this.taxonomyRows, this.termLookups);
   }
 
   async taxonomyCodes(): Promise<string[]> {

@@ -105,6 +105,18 @@ export interface Store {
   close(): Promise<void>;
 }
 
+/** The store cannot answer now (its database is unreachable, overloaded or restarting); try again shortly. */
+export class StoreUnavailable extends Error {}
+
+/** Whether a provider can answer requests: a dataset is loaded and its store reachable. */
+export interface Readiness {
+  ready: boolean;
+  /** The dataset version served, when ready. */
+  version?: string;
+  /** Why not, when not ready. */
+  reason?: string;
+}
+
 /** A store held for the length of one request: every answer to that request comes from it. */
 export interface StoreLease {
   readonly store: Store;
@@ -117,6 +129,7 @@ export interface StoreLease {
  */
 export interface StoreProvider {
   acquire(): StoreLease;
+  readiness(): Promise<Readiness>;
   close(): Promise<void>;
 }
 
@@ -124,6 +137,7 @@ export interface StoreProvider {
 export function fixedStore(store: Store): StoreProvider {
   return {
     acquire: () => ({ store, release: () => {} }),
+    readiness: async () => ({ ready: true, version: (await store.info()).version }),
     close: () => store.close(),
   };
 }

@@ -6,6 +6,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { PreviousVersions } from '../../src/publish/previous-versions.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
+import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 
@@ -23,8 +24,8 @@ describe('modified_after', () => {
       now: () => new Date('2026-02-01T12:00:00Z'),
       previous: PreviousVersions.fromSnapshot(first),
     });
-    app = await buildApp({ stores: { acquire: () => ({ store, release: () => {} }), close: () => store.close() }, logLevel: 'silent' });
     const store = new SqliteStore(second);
+    app = await buildApp({ stores: fixedStore(store), logLevel: 'silent' });
   });
   after(async () => {
     await app.close();

@@ -109,6 +109,7 @@ describe('format=ndjson over a real connection', () => {
           },
         };
       },
+      readiness: async () => ({ ready: true }),
       close: () => store.close(),
     };
     const app = await buildApp({ stores, logLevel: 'silent' });

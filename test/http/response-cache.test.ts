@@ -32,7 +32,7 @@ describe('response cache', () => {
   let first: ReturnType<typeof counting>;
   let second: ReturnType<typeof counting>;
   let current: Store;
-  const stores: StoreProvider = { acquire: () => ({ store: current, release: () => {} }), close: async () => {} };
+  const stores: StoreProvider = { acquire: () => ({ store: current, release: () => {} }), readiness: async () => ({ ready: true }), close: async () => {} };
 
   before(async () => {
     const open = async (name: string, organizations = publishedOrganizations) => {

@@ -1,0 +1,91 @@
+import type { OrganizationFilter, TaxonomyRef, TaxonomyTermRef } from './store.ts';
+
+/**
+ * Backend-neutral steps of answering a filter, the same for every Store: which membership list a
+ * term or taxonomy filter reads, when a `modifiedSince` selects all or nothing, how a term reference
+ * resolves. Each backend supplies its lookups.
+ */
+
+export interface TaxonomyRow extends TaxonomyRef {
+  position: number;
+}
+
+export interface TermRow extends TaxonomyTermRef {
+  position: number;
+  taxonomy_position: number;
+}
+
+/** A precomputed membership list: organizations of one term or one taxonomy, densely numbered. */
+export interface Membership {
+  table: 'organization_terms' | 'organization_taxonomies';
+  group: 'term' | 'taxonomy';
+  key: number;
+}
+
+/** The oldest and newest `last_modified` of a dataset (null when it has no organizations). */
+export interface ModifiedRange {
+  oldest: string | null;
+  newest: string | null;
+}
+
+/** A taxonomy by id or by code, case-insensitively. */
+export function findTaxonomyRow(rows: readonly TaxonomyRow[], idOrCode: string): TaxonomyRow | undefined {
+  const wanted = idOrCode.toLowerCase();
+  return rows.find((candidate) => candidate.id === wanted || candidate.code.toLowerCase() === wanted);
+}
+
+/**
+ * The membership list behind a term and/or taxonomy filter: undefined when there is no such
+ * filter, 'none' when it can match nothing (an unknown id, or a term of another taxonomy).
+ */
+export async function membershipOf(
+  filter: OrganizationFilter,
+  taxonomies: readonly TaxonomyRow[],
+  termById: (id: string) => Promise<TermRow | undefined>,
+): Promise<Membership | 'none' | undefined> {
+  const taxonomy = filter.taxonomyId === undefined ? undefined : taxonomies.find((row) => row.id === filter.taxonomyId);
+  if (filter.taxonomyId !== undefined && taxonomy === undefined) return 'none';
+  if (filter.taxonomyTermId !== undefined) {
+    const term = await termById(filter.taxonomyTermId);
+    if (term === undefined || (taxonomy !== undefined && taxonomy.position !== term.taxonomy_position)) return 'none';
+    return { table: 'organization_terms', group: 'term', key: term.position };
+  }
+  return taxonomy === undefined ? undefined : { table: 'organization_taxonomies', group: 'taxonomy', key: taxonomy.position };
+}
+
+/**
+ * The same filter without a `modifiedSince` that every organization meets (say, the time of a
+ * first sync), so the list can be served by position; undefined when no organization meets it.
+ */
+export function simplifiedFilter(filter: OrganizationFilter, range: ModifiedRange): OrganizationFilter | undefined {
+  const since = filter.modifiedSince;
+  if (since === undefined) return filter;
+  const { oldest, newest } = range;
+  if (newest === null || since > newest) return undefined;
+  return oldest !== null && since <= oldest ? { ...filter, modifiedSince: undefined } : filter;
+}
+
+export interface TermLookups {
+  byId(id: string): Promise<TermRow | undefined>;
+  /** The term of this taxonomy with exactly this code. */
+  byCode(taxonomyPosition: number, code: string): Promise<TermRow | undefined>;
+  /** The first term of this taxonomy whose code equals this one in ASCII case-insensitive comparison. */
+  byCodeAnyCase(taxonomyPosition: number, code: string): Promise<TermRow | undefined>;
+}
+
+/**
+ * Resolves a term by id, or by `taxonomy:code` (the taxonomy code in any case; the term code
+ * exactly, else in any case). A taxonomy code may itself hold a colon: every taxonomy whose code
+ * prefixes the value is tried.
+ */
+export async function findTermRow(idOrCode: string, taxonomies: readonly TaxonomyRow[], lookups: TermLookups): Promise<TaxonomyTermRef | undefined> {
+  const lowerCase = idOrCode.toLowerCase();
+  let row = await lookups.byId(lowerCase);
+  for (const taxonomy of taxonomies) {
+    if (row !== undefined) break;
+    if (!lowerCase.startsWith(`${taxonomy.code.toLowerCase()}:`)) continue;
+    const code = idOrCode.slice(taxonomy.code.length + 1);
+    row = (await lookups.byCode(taxonomy.position, code)) ?? (await lookups.byCodeAnyCase(taxonomy.position, code));
+  }
+  return row === undefined ? undefined : { id: row.id, taxonomyId: row.taxonomyId };
+}

@@ -1,0 +1,110 @@
+import type pg from 'pg';
+import { query } from './connection.ts';
+import { queryWords } from '../search-text.ts';
+import type { SearchWords } from '../store.ts';
+
+/**
+ * A filtered, ordered list of one table's rows as SQL parts, as on SQLite (see sqlite-listing.ts):
+ * rows are named by position, and the JSON is joined in only for the rows of the page. Parameters
+ * are written `?` and numbered when the query is made.
+ */
+export interface PgListing {
+  /** Where the JSON of a position is: a schema-qualified table and a column. */
+  jsonTable: string;
+  jsonColumn: 'json' | 'detail_json';
+  from: string;
+  where: string[];
+  params: unknown[];
+  /** The list order: one integer expression, unique per row, so a stream can resume after a value. */
+  order: string;
+  /** For a search: the relevance order (ahead of `order`), applied when the matches are few enough. */
+  ranking?: string;
+  rankingParams?: unknown[];
+  /** The expression giving a row's position in the JSON table. */
+  position: string;
+}
+
+/** Items fetched per step when a whole list is streamed. */
+const BATCH = 1000;
+
+/** `?` placeholders as $1, $2, … (no SQL here holds a literal question mark). */
+const numbered = (sql: string): string => {
+  let index = 0;
+  return sql.replaceAll('?', () => `$${++index}`);
+};
+
+/** A tsquery of every word, each a quoted lexeme (words hold only letters and digits). */
+export const textQuery = (search: SearchWords): string =>
+  queryWords(search)
+    .map((word) => `'${word}'`)
+    .join(' & ');
+
+/** A search of a text table aliased `x`: the condition, and the ranking that puts title matches first. */
+export const textSearch = (search: SearchWords) => {
+  const tsquery = textQuery(search);
+  return { where: 'x.words @@ ?::tsquery', param: tsquery, ranking: 'NOT (x.title @@ ?::tsquery)', rankingParams: [tsquery] };
+};
+
+export class PgListingRunner {
+  private readonly pool: () => pg.Pool;
+
+  /** `pool` gives the pool of each query (replicas in turn). */
+  constructor(pool: () => pg.Pool) {
+    this.pool = pool;
+  }
+
+  async rows<Row extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<Row[]> {
+    return query<Row>(this.pool(), numbered(sql), params);
+  }
+
+  private static where(listing: PgListing, extra: string[] = []): string {
+    const conditions = [...listing.where, ...extra];
+    return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  }
+
+  async count(listing: PgListing): Promise<number> {
+    const rows = await this.rows<{ n: number }>(`SELECT count(*)::integer AS n FROM ${listing.from}${PgListingRunner.where(listing)}`, listing.params);
+    return rows[0]!.n;
+  }
+
+  private static ranked(listing: PgListing, ranked: boolean): boolean {
+    return ranked && listing.ranking !== undefined;
+  }
+
+  /** The items at 0-based `offset`, in order (by relevance first when `ranked`), in one query. */
+  async items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
+    const rank = PgListingRunner.ranked(listing, ranked);
+    const sql = `SELECT j.${listing.jsonColumn} AS json FROM (
+        SELECT ${listing.position} AS p, ${rank ? `${listing.ranking} AS r, ` : ''}${listing.order} AS k
+        FROM ${listing.from}${PgListingRunner.where(listing)}
+        ORDER BY ${rank ? 'r, ' : ''}k LIMIT ? OFFSET ?
+      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY ${rank ? 'page.r, ' : ''}page.k`;
+    const params = rank ? [...(listing.rankingParams ?? []), ...listing.params, limit, offset] : [...listing.params, limit, offset];
+    return (await this.rows<{ json: string }>(sql, params)).map((row) => row.json);
+  }
+
+  /**
+   * Every item, in order, a batch at a time. In list order each batch resumes after the last key
+   * seen (no OFFSET); ranked lists are small (see RANKED_SEARCH_LIMIT) and are read in pages.
+   */
+  async *all(listing: PgListing, ranked: boolean): AsyncGenerator<string[]> {
+    if (PgListingRunner.ranked(listing, ranked)) {
+      for (let offset = 0; ; offset += BATCH) {
+        const items = await this.items(listing, offset, BATCH, true);
+        if (items.length > 0) yield items;
+        if (items.length < BATCH) return;
+      }
+    }
+    const sql = `SELECT page.k, j.${listing.jsonColumn} AS json FROM (
+        SELECT ${listing.position} AS p, ${listing.order} AS k
+        FROM ${listing.from}${PgListingRunner.where(listing, [`${listing.order} > ?`])}
+        ORDER BY k LIMIT ${BATCH}
+      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY page.k`;
+    for (let after = 0; ; ) {
+      const rows = await this.rows<{ k: number; json: string }>(sql, [...listing.params, after]);
+      if (rows.length > 0) yield rows.map((row) => row.json);
+      if (rows.length < BATCH) return;
+      after = rows.at(-1)!.k;
+    }
+  }
+}
