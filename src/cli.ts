@@ -1,8 +1,10 @@
 import { runImport } from './cli/import.ts';
 import { runServe } from './cli/serve.ts';
-import { ConfigError, configHelp, loadImportConfig, loadServeConfig } from './config.ts';
+import { runMigrate } from './cli/migrate.ts';
+import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig } from './config.ts';
 import type { Command } from './config.ts';
 import { ImportBusy } from './publish/publish.ts';
+import { NotMigrated } from './publish/publish-postgres.ts';
 
 const COMMANDS: Record<Command, { usage: string; about: string }> = {
   serve: {
@@ -16,6 +18,10 @@ const COMMANDS: Record<Command, { usage: string; about: string }> = {
   validate: {
     usage: 'hsds-org-api validate [options] <source...>',
     about: 'The same checks as import, writing nothing. Exit code 0 when the sources are publishable.',
+  },
+  migrate: {
+    usage: 'hsds-org-api migrate [options]',
+    about: 'Apply the pending migrations to the PostgreSQL database (only for PostgreSQL; the SQLite store needs none).',
   },
 };
 
@@ -51,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const isTerminal = process.stderr.isTTY === true;
   if (command === 'serve') return runServe(loadServeConfig(rest, process.env, isTerminal), write);
+  if (command === 'migrate') return runMigrate(loadMigrateConfig(rest, process.env), write);
   return runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write);
 }
 
@@ -64,7 +71,7 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2;
       return;
     }
-    write(error instanceof ImportBusy ? `Error: ${error.message}` : String((error as Error).stack ?? error));
+    write(error instanceof ImportBusy || error instanceof NotMigrated ? `Error: ${error.message}` : String((error as Error).stack ?? error));
     process.exitCode = 1;
   },
 );

@@ -1,11 +1,14 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { DEFAULT_POSTGRES_SETTINGS } from './store/postgres/connection.ts';
+import type { PostgresSettings } from './store/postgres/connection.ts';
+import type { PostgresTarget } from './publish/publish-postgres.ts';
 
 /**
  * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
  * README and in each command's --help.
  */
-export type Command = 'serve' | 'import' | 'validate';
+export type Command = 'serve' | 'import' | 'validate' | 'migrate';
 
 interface OptionSpec {
   env: string;
@@ -22,6 +25,32 @@ export const CONFIG_OPTIONS = {
     default: 'var/hsds',
     help: 'directory of published snapshots (serve reads it; import writes it)',
     commands: ['serve', 'import'],
+  },
+  'database-url': {
+    env: 'DATABASE_URL',
+    default: '',
+    help: 'PostgreSQL to serve from and publish to (postgres://user:password@host:port/database); unset: the embedded SQLite store in --data-dir',
+    commands: ['serve', 'import', 'migrate'],
+  },
+  'database-replica-urls': {
+    env: 'DATABASE_REPLICA_URLS',
+    default: '',
+    help: 'read replicas of that PostgreSQL, comma-separated: reads go to them in turn (publishing stays on the primary)',
+    commands: ['serve'],
+  },
+  'database-pool-size': { env: 'DATABASE_POOL_SIZE', default: '10', help: 'connections per PostgreSQL database, at most', commands: ['serve'] },
+  'database-statement-timeout': {
+    env: 'DATABASE_STATEMENT_TIMEOUT',
+    default: '5000',
+    help: 'milliseconds a PostgreSQL query may take before the request gets a 503',
+    commands: ['serve'],
+  },
+  migrate: {
+    env: 'DATABASE_MIGRATE',
+    default: 'false',
+    help: 'apply pending PostgreSQL migrations first (else run the migrate command)',
+    commands: ['serve', 'import'],
+    flag: true,
   },
   port: { env: 'PORT', default: '8080', help: 'TCP port to listen on', commands: ['serve'] },
   host: { env: 'HOST', default: '0.0.0.0', help: 'interface to listen on', commands: ['serve'] },
@@ -76,6 +105,8 @@ export interface ServeConfig {
   cacheMaxAge: number;
   /** Bytes the in-process response cache may hold; 0 turns it off. */
   responseCacheBytes: number;
+  /** Serve from PostgreSQL instead of the data directory. */
+  database: (PostgresSettings & { migrate: boolean }) | undefined;
 }
 
 export interface ImportConfig {
@@ -85,6 +116,12 @@ export interface ImportConfig {
   progress: ProgressMode;
   /** Source arguments, `[kind:]path`. */
   sources: string[];
+  /** Publish to PostgreSQL instead of the data directory. */
+  database: PostgresTarget | undefined;
+}
+
+export interface MigrateConfig {
+  databaseUrl: string;
 }
 
 function parseBoolean(name: string, value: string): boolean {
@@ -110,6 +147,41 @@ function parseBaseUrl(value: string): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`public base URL must use http or https, got "${value}"`);
   if (url.search !== '' || url.hash !== '') throw new ConfigError('public base URL must not have a query or fragment');
   return url.href.replace(/\/+$/, '');
+}
+
+function parseDatabaseUrl(value: string, name = 'database URL'): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${name} must be a postgres:// URL`);
+  }
+  // The value itself is never echoed: it may hold a password.
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
+  return value;
+}
+
+function parseInteger(name: string, value: string, minimum: number, maximum: number, unit = ''): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < minimum || number > maximum) throw new ConfigError(`${name} must be an integer${unit} from ${minimum} to ${maximum}, got "${value}"`);
+  return number;
+}
+
+function parseDatabase(setting: (name: OptionName) => string) {
+  const url = setting('database-url');
+  if (url === '') return undefined;
+  return {
+    url: parseDatabaseUrl(url),
+    replicaUrls: setting('database-replica-urls')
+      .split(',')
+      .map((replica) => replica.trim())
+      .filter((replica) => replica !== '')
+      .map((replica) => parseDatabaseUrl(replica, 'each database replica URL')),
+    poolSize: parseInteger('database pool size', setting('database-pool-size'), 1, 1000),
+    statementTimeoutMs: parseInteger('database statement timeout', setting('database-statement-timeout'), 100, 600_000, ' number of milliseconds'),
+    connectTimeoutMs: DEFAULT_POSTGRES_SETTINGS.connectTimeoutMs,
+    migrate: parseBoolean('migrate', setting('migrate')),
+  };
 }
 
 function parseMaxErrors(value: string): number {
@@ -148,7 +220,7 @@ function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
     args,
     options: Object.fromEntries(options.map(([name, option]) => [name, { type: option.flag ? ('boolean' as const) : ('string' as const) }])),
     strict: true,
-    allowPositionals: command !== 'serve',
+    allowPositionals: command === 'import' || command === 'validate',
   });
   const setting = (name: OptionName): string => {
     const option: OptionSpec = CONFIG_OPTIONS[name];
@@ -174,6 +246,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     progress: parseProgress(setting('progress'), isTerminal),
     cacheMaxAge: parseCacheMaxAge(setting('cache-max-age')),
     responseCacheBytes: parseResponseCacheSize(setting('response-cache-size')),
+    database: parseDatabase(setting),
   };
 }
 
@@ -186,7 +259,15 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
     strict: parseBoolean('strict', setting('strict')),
     progress: parseProgress(setting('progress'), isTerminal),
     sources: positionals,
+    database: command === 'import' ? parseDatabase(setting) : undefined,
   };
+}
+
+export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = process.env): MigrateConfig {
+  const { setting } = parse('migrate', args, env);
+  const databaseUrl = setting('database-url');
+  if (databaseUrl === '') throw new ConfigError('migrate needs the PostgreSQL database: --database-url or DATABASE_URL');
+  return { databaseUrl: parseDatabaseUrl(databaseUrl) };
 }
 
 export function configHelp(command: Command): string {

@@ -2,9 +2,10 @@ import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSnapshot, InvalidDataset } from '../publish/build.ts';
-import type { BuildOptions, BuildResult } from '../publish/build.ts';
+import type { BuildOptions, BuildResult, BuildStage } from '../publish/build.ts';
 import { Diagnostics, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
 import { publishDataset } from '../publish/publish.ts';
+import { publishToPostgres } from '../publish/publish-postgres.ts';
 import type { PublishResult } from '../publish/publish.ts';
 import { combineSources } from '../publish/sources/combine.ts';
 import { resolveSources } from '../publish/sources/resolve.ts';
@@ -13,6 +14,8 @@ import type { ProgressStage } from './progress.ts';
 import type { ImportConfig } from '../config.ts';
 
 type Write = (line: string) => void;
+
+const STAGE_LABELS: Record<Exclude<BuildStage, 'read'>, string> = { write: 'rendering and writing', load: 'loading into PostgreSQL' };
 
 const count = (value: number): string => value.toLocaleString('en-US');
 
@@ -65,7 +68,7 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
         stage?.update(bytesRead, rowsRead);
       },
     });
-    let writing = false;
+    let current: BuildStage = 'read';
     const options: BuildOptions = {
       diagnostics,
       onProgress: (step, rows, total) => {
@@ -74,17 +77,19 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
           stage?.update(bytesRead, rows);
           return;
         }
-        if (!writing) {
-          writing = true;
+        if (step !== current) {
+          current = step;
           stage?.finish();
-          stage = progressStage(config.progress, 'rendering and writing', total ?? 0, write);
+          stage = progressStage(config.progress, STAGE_LABELS[step], total ?? 0, write);
         }
         stage?.update(rows, rows);
       },
     };
     result =
       command === 'import'
-        ? await publishDataset(input, config.dataDir, options)
+        ? config.database === undefined
+          ? await publishDataset(input, config.dataDir, options)
+          : await publishToPostgres(input, config.database, options)
         : await buildSnapshot(input, join(tmpdir(), `hsds-org-api-validate-${process.pid}.sqlite`), { ...options, dryRun: true });
     stage?.finish();
   } catch (error) {

@@ -1,24 +1,63 @@
 import closeWithGrace from 'close-with-grace';
+import pg from 'pg';
 import { buildApp } from '../http/app.ts';
 import { DEFAULT_DATA_DIR } from '../publish/default-dataset.ts';
+import { ensureMigrated } from '../publish/publish-postgres.ts';
 import { LiveSqliteStores } from '../store/live-sqlite.ts';
+import { PostgresStores } from '../store/postgres/live.ts';
 import { readPointer } from '../store/snapshot-directory.ts';
+import type { StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
 import type { ServeConfig } from '../config.ts';
 
-/** `serve`: the API over the data directory's live snapshot, following each new publish. */
+type Log = { info(message: string): void; error(message: string): void };
+
+const importDefaultDataset = (config: ServeConfig, write: (line: string) => void, database: ServeConfig['database']) =>
+  runImport(
+    'import',
+    { dataDir: config.dataDir, sources: [DEFAULT_DATA_DIR], maxErrors: 50, strict: false, progress: config.progress, database: database && { url: database.url, migrate: false } },
+    write,
+  );
+
+/**
+ * Before serving from PostgreSQL: migrations when asked for, and the default dataset when nothing
+ * was ever published. A database that cannot be reached now is no reason not to start: the server
+ * answers 503 and is not ready until it can.
+ */
+async function prepareDatabase(config: ServeConfig, write: (line: string) => void): Promise<number> {
+  const database = config.database!;
+  const client = new pg.Client({ connectionString: database.url, connectionTimeoutMillis: database.connectTimeoutMs, application_name: 'hsds-org-api serve' });
+  try {
+    await client.connect();
+  } catch (error) {
+    write(`PostgreSQL is not reachable (${(error as Error).message}); serving 503s until it is.`);
+    return 0;
+  }
+  try {
+    await ensureMigrated(client, database.migrate);
+    const live = await client.query<{ generation: string | null }>('SELECT generation FROM hsds.live');
+    if (live.rows[0]?.generation != null) return 0;
+  } finally {
+    await client.end().catch(() => {});
+  }
+  write('Nothing published to this database yet: importing the default dataset from data/ (once).');
+  return importDefaultDataset(config, write, database);
+}
+
+/** `serve`: the API over the live dataset (SQLite snapshots or PostgreSQL), following each new publish. */
 export async function runServe(config: ServeConfig, write: (line: string) => void): Promise<number> {
-  if (readPointer(config.dataDir) === undefined) {
+  if (config.database === undefined && readPointer(config.dataDir) === undefined) {
     write(`Nothing published in ${config.dataDir} yet: importing the default dataset from data/ (once).`);
-    const code = await runImport(
-      'import',
-      { dataDir: config.dataDir, sources: [DEFAULT_DATA_DIR], maxErrors: 50, strict: false, progress: config.progress },
-      write,
-    );
+    const code = await importDefaultDataset(config, write, undefined);
     if (code !== 0) return code;
   }
-  let log: { info(message: string): void; error(message: string): void } = { info: write, error: write };
-  const stores = new LiveSqliteStores(config.dataDir, { info: (message) => log.info(message), error: (message) => log.error(message) });
+  if (config.database !== undefined) {
+    const code = await prepareDatabase(config, write);
+    if (code !== 0) return code;
+  }
+  let log: Log = { info: write, error: write };
+  const forwardLog: Log = { info: (message) => log.info(message), error: (message) => log.error(message) };
+  const stores: StoreProvider = config.database === undefined ? new LiveSqliteStores(config.dataDir, forwardLog) : new PostgresStores(config.database, forwardLog);
   const app = await buildApp({
     stores,
     publicBaseUrl: config.publicBaseUrl,

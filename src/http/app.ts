@@ -12,6 +12,7 @@ import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
+import healthRoutes from './routes/health.ts';
 import metaRoutes from './routes/meta.ts';
 import organizationRoutes from './routes/organizations.ts';
 import taxonomyRoutes from './routes/taxonomies.ts';
@@ -69,6 +70,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: API_PREFIX },
   );
+  await app.register(healthRoutes, { stores: options.stores });
   // The site root points at the API root, so a browser pointed at the host finds it.
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${API_PREFIX}/`, 302));
   return app;

@@ -17,7 +17,7 @@ export interface ImportRun {
 /** Runs the `import` (or `validate`) command in-process, capturing what it prints. */
 export async function runCommand(command: 'import' | 'validate', dataDir: string, sources: string[], options: Partial<ImportConfig> = {}): Promise<ImportRun> {
   const output: string[] = [];
-  const code = await runImport(command, { dataDir, sources, maxErrors: 50, strict: false, progress: 'none', ...options }, (line) => output.push(line));
+  const code = await runImport(command, { dataDir, sources, maxErrors: 50, strict: false, progress: 'none', database: undefined, ...options }, (line) => output.push(line));
   return { code, output, text: output.join('\n') };
 }
 

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../../../../package.json' with { type: 'json' };
+import { HEALTH_PATHS } from '../../routes/health.ts';
 import { API_PREFIX } from './links.ts';
 import { CODING_TAG_SUFFIX } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
@@ -23,7 +24,7 @@ export interface HttpCachingOptions {
   maxAge: number;
 }
 
-const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`];
+const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`, ...HEALTH_PATHS];
 
 export const isCacheableRequest = (request: FastifyRequest): boolean =>
   (request.method === 'GET' || request.method === 'HEAD') &&

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, ParameterError, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
+import { StoreUnavailable } from '../../../store/store.ts';
 
 /**
  * Every error leaves as an RFC 9457 problem+json body. Only our own wording reaches a client: an
@@ -10,6 +11,9 @@ import type { InvalidParam } from '../../problem.ts';
  */
 
 export const READ_METHODS = 'GET, HEAD, OPTIONS';
+
+/** What a 503 asks clients to wait: the store reconnects by itself within about a second. */
+const RETRY_AFTER_SECONDS = 1;
 
 function badParameters(reply: FastifyReply, params: InvalidParam[]): FastifyReply {
   return sendProblem(reply, {
@@ -39,6 +43,12 @@ export default fp(
   async (app) => {
     app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       if (error instanceof ParameterError) return badParameters(reply, [{ name: error.parameter, reason: error.reason }]);
+      if (error instanceof StoreUnavailable) {
+        // Expected while the database is away: one line, no stack.
+        request.log.warn({ reason: error.message, cause: (error.cause as Error | undefined)?.message }, 'store unavailable');
+        reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+        return sendProblem(reply, { title: 'Service Unavailable', status: 503, detail: 'The dataset cannot be read right now. Try again in a moment.' });
+      }
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {
         // Fastify's own client errors carry safe messages.
