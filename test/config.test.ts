@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadImportConfig, loadServeConfig } from '../src/config.ts';
+import { ConfigError, loadImportConfig, loadMigrateConfig, loadServeConfig } from '../src/config.ts';
 
 const loadConfig = (args: string[], env: NodeJS.ProcessEnv) => loadServeConfig(args, env);
 
@@ -17,7 +17,32 @@ describe('configuration', () => {
       progress: 'lines',
       cacheMaxAge: 300,
       responseCacheBytes: 64 * 2 ** 20,
+      database: undefined,
     });
+  });
+
+  it('reads the PostgreSQL settings, and never echoes a database URL it refuses', () => {
+    const database = loadConfig(['--database-replica-urls', 'postgres://r1/db, postgresql://r2/db', '--migrate'], {
+      DATABASE_URL: 'postgres://user:secret@db.example.org:5432/hsds',
+      DATABASE_POOL_SIZE: '25',
+    }).database;
+    assert.deepEqual(database, {
+      url: 'postgres://user:secret@db.example.org:5432/hsds',
+      replicaUrls: ['postgres://r1/db', 'postgresql://r2/db'],
+      poolSize: 25,
+      statementTimeoutMs: 5000,
+      connectTimeoutMs: 1000,
+      migrate: true,
+    });
+    assert.equal(loadConfig(['--database-url', 'postgres://db/x', '--database-statement-timeout', '250'], {}).database?.statementTimeoutMs, 250);
+    assert.throws(() => loadConfig(['--database-url', 'mysql://user:secret@db/x'], {}), (error: Error) => /postgres:\/\//.test(error.message) && !error.message.includes('secret'));
+    assert.throws(() => loadConfig(['--database-url', 'postgres://db/x', '--database-replica-urls', 'http://r'], {}), /replica/);
+    assert.throws(() => loadConfig(['--database-url', 'postgres://db/x', '--database-pool-size', '0'], {}), /pool size/);
+    assert.throws(() => loadConfig(['--database-url', 'postgres://db/x', '--database-statement-timeout', 'soon'], {}), /statement timeout/);
+    assert.equal(loadImportConfig('import', ['--database-url', 'postgres://db/x', 'a.csv'], {}).database?.url, 'postgres://db/x');
+    assert.equal(loadImportConfig('validate', ['a.csv'], { DATABASE_URL: 'postgres://db/x' }).database, undefined, 'validate writes nowhere');
+    assert.deepEqual(loadMigrateConfig([], { DATABASE_URL: 'postgres://db/x' }), { databaseUrl: 'postgres://db/x' });
+    assert.throws(() => loadMigrateConfig([], {}), /DATABASE_URL/);
   });
 
   it('reads the response cache size in MiB, 0 turning it off, and refuses anything else', () => {
@@ -68,6 +93,7 @@ describe('configuration', () => {
       strict: true,
       progress: 'bar',
       sources: ['a.csv', 'b/'],
+      database: undefined,
     });
     const fromEnv = loadImportConfig('import', ['x'], { MAX_ERRORS: '7', STRICT: 'true', PROGRESS: 'none', DATA_DIR: '/srv/hsds' });
     assert.deepEqual([fromEnv.maxErrors, fromEnv.strict, fromEnv.progress, fromEnv.dataDir], [7, true, 'none', '/srv/hsds']);

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.ts';
+import { organizationId, taxonomyTermId } from '../../src/hsds/ids.ts';
+import { buildSnapshot } from '../../src/publish/build.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
+import { fixedStore } from '../../src/store/store.ts';
+import { fixtureDataset, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
+import { API, temporaryDirectory } from '../helpers/app.ts';
+import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
+
+/** Words that only match when both backends fold, split and stem text alike. */
+const worded = [
+  { ...publishedOrganizations[0]!, externalId: 'NAT-W1', name: 'Café Ünïcode Straße', description: 'Shelters for İstanbul families, ½ price' },
+  { ...publishedOrganizations[1]!, externalId: 'NAT-W2', name: 'Housing Helpers', alternateName: 'cafe families', description: 'Helping runners' },
+];
+const dataset = () => fixtureDataset({ organizations: [...publishedOrganizations, ...unpublishedOrganizations, ...worded] });
+const now = () => new Date('2026-03-01T12:00:00Z');
+
+const red = taxonomyTermId('Colors', 'red');
+const PATHS = [
+  '/',
+  '/organizations',
+  '/organizations?per_page=3&page=2',
+  '/organizations?per_page=100&page=9',
+  '/organizations?full=true&per_page=5',
+  `/organizations?taxonomy_term_id=${red}`,
+  '/organizations?taxonomy_term_id=colors:RED&per_page=2&page=2',
+  '/organizations?taxonomy_id=things&per_page=4&page=3',
+  '/organizations?taxonomy_id=Colors&taxonomy_term_id=things:A',
+  '/organizations?search=shelter',
+  '/organizations?search=CAFE+families',
+  '/organizations?search=istanbul',
+  '/organizations?search=strasse',
+  '/organizations?search=%C2%BD',
+  '/organizations?search=helps&taxonomy_term_id=colors:red',
+  '/organizations?search=helping',
+  '/organizations?search=nothing-like-this',
+  '/organizations?modified_after=2026-01-01',
+  '/organizations?modified_after=2026-03-01T12:00:00Z&search=helps',
+  '/organizations?modified_after=2099-01-01',
+  '/organizations?format=ndjson',
+  '/organizations?format=ndjson&search=helps&full=true',
+  '/organizations?format=ndjson&taxonomy_term_id=colors:blue',
+  `/organizations/${organizationId('NAT-001')}`,
+  '/organizations/NAT-002',
+  '/organizations/not-there',
+  '/taxonomies',
+  '/taxonomies?search=demo',
+  '/taxonomies?search=color&format=ndjson',
+  '/taxonomy_terms',
+  '/taxonomy_terms?per_page=7&page=4',
+  '/taxonomy_terms?taxonomy=colors&search=the+color',
+  '/taxonomy_terms?parent_id=things:A',
+  '/taxonomy_terms?top_only=true&taxonomy_id=things',
+  '/taxonomy_terms?search=thing+a',
+  '/taxonomy_terms?format=ndjson&taxonomy=Colors',
+  `/taxonomy_terms/${red}`,
+  '/taxonomy_terms/Colors:RED',
+  '/taxonomy_terms/none:such',
+  '/organizations?page=0',
+];
+
+/** Headers that differ by the moment of the response only. */
+const VOLATILE = new Set(['date', 'connection', 'keep-alive']);
+const stable = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => !VOLATILE.has(name)));
+
+describe('SQLite and PostgreSQL serve the same bytes for the same dataset', postgresSuite, () => {
+  const directory = temporaryDirectory();
+  let sqlite: FastifyInstance;
+  let postgres: FastifyInstance;
+  let disposePostgres: () => Promise<void>;
+
+  before(async () => {
+    const file = join(directory.path, 'snapshot.sqlite');
+    await buildSnapshot(dataset(), file, { now });
+    sqlite = await buildApp({ stores: fixedStore(new SqliteStore(file)), logLevel: 'silent' });
+    const database = await publishedDatabase(dataset(), { now });
+    disposePostgres = database.dispose;
+    postgres = await buildApp({ stores: database.stores, logLevel: 'silent' });
+  });
+  after(async () => {
+    await sqlite.close();
+    await postgres.close();
+    await disposePostgres();
+    directory.remove();
+  });
+
+  for (const path of PATHS) {
+    it(`GET ${path}`, async () => {
+      for (const encoding of ['identity', 'br']) {
+        const request = { method: 'GET' as const, url: `${API}${path}`, headers: { 'accept-encoding': encoding } };
+        const [fromSqlite, fromPostgres] = await Promise.all([sqlite.inject(request), postgres.inject(request)]);
+        assert.equal(fromPostgres.statusCode, fromSqlite.statusCode);
+        assert.deepEqual(stable(fromPostgres.headers), stable(fromSqlite.headers));
+        assert.ok(fromPostgres.rawPayload.equals(fromSqlite.rawPayload), `the ${encoding} bodies differ`);
+      }
+    });
+  }
+
+  it('finds words alike on both backends: folded, stemmed, in any column', async () => {
+    const names = async (query: string) => {
+      const response = await postgres.inject(`${API}/organizations?search=${query}`);
+      return JSON.parse(response.body).contents.map((item: { name: string }) => item.name);
+    };
+    assert.deepEqual(await names('cafe+families'), ['Housing Helpers', 'Café Ünïcode Straße'], 'title matches first');
+    assert.deepEqual(await names('istanbul'), ['Café Ünïcode Straße']);
+    assert.deepEqual(await names('runner'), ['Housing Helpers']);
+  });
+});

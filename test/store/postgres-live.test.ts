@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.ts';
+import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
+import { PostgresStores } from '../../src/store/postgres/live.ts';
+import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
+import { API } from '../helpers/app.ts';
+import { postgresSuite, quietLog, temporaryDatabase, testSettings, waitFor } from '../helpers/postgres.ts';
+import { privateCluster } from '../helpers/private-postgres.ts';
+import type { PrivateCluster } from '../helpers/private-postgres.ts';
+
+const versionOf = async (app: FastifyInstance): Promise<string | undefined> => {
+  const response = await app.inject(`${API}/`);
+  return response.statusCode === 200 ? JSON.parse(response.body).dataset.version : undefined;
+};
+
+describe('PostgreSQL: several instances on one database', postgresSuite, () => {
+  let database: Awaited<ReturnType<typeof temporaryDatabase>>;
+  const instances: { app: FastifyInstance; stores: PostgresStores }[] = [];
+
+  before(async () => {
+    database = await temporaryDatabase();
+    await publishToPostgres(fixtureDataset(), { url: database.url, migrate: true });
+    for (let index = 0; index < 2; index++) {
+      const stores = new PostgresStores(testSettings(database.url), quietLog);
+      instances.push({ app: await buildApp({ stores, logLevel: 'silent' }), stores });
+    }
+    await waitFor(() => instances.every(({ stores }) => stores.generation !== undefined), 5000, 'both instances');
+  });
+  after(async () => {
+    for (const { app } of instances) await app.close();
+    await database.drop();
+  });
+
+  it('serves a new publish on every instance within a second, response caches included', async () => {
+    const [first, second] = instances.map(({ app }) => app) as [FastifyInstance, FastifyInstance];
+    const before = await versionOf(first);
+    assert.equal(await versionOf(second), before);
+    await first.inject(`${API}/organizations?search=renamed`); // now in the response cache
+    const renamed = publishedOrganizations.map((organization, index) => (index === 0 ? { ...organization, name: 'Renamed Food Bank' } : organization));
+    const published = await publishToPostgres(fixtureDataset({ organizations: renamed }), { url: database.url, migrate: false });
+    const committed = performance.now();
+    assert.equal(published.changed, true);
+    await waitFor(async () => (await versionOf(first)) === published.version && (await versionOf(second)) === published.version, 1000, 'the new version');
+    const lag = performance.now() - committed;
+    assert.ok(lag < 1000, `served after ${lag} ms`);
+    const search = JSON.parse((await first.inject(`${API}/organizations?search=renamed`)).body);
+    assert.deepEqual(search.contents.map((item: { name: string }) => item.name), ['Renamed Food Bank']);
+  });
+
+  it('keeps the live and the previous generation only, and republishing the same input changes nothing', async () => {
+    const again = await publishToPostgres(fixtureDataset(), { url: database.url, migrate: false });
+    assert.equal(again.changed, true, 'the first dataset, back');
+    const same = await publishToPostgres(fixtureDataset(), { url: database.url, migrate: false });
+    assert.equal(same.changed, false);
+    assert.equal(same.version, again.version);
+    const pg = await import('pg');
+    const client = new pg.default.Client(database.url);
+    await client.connect();
+    try {
+      const schemas = await client.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'hsds_g%' ORDER BY nspname");
+      const generations = await client.query('SELECT id FROM hsds.generations ORDER BY id');
+      assert.equal(schemas.rowCount, 2);
+      assert.deepEqual(schemas.rows.map((row) => row.nspname), generations.rows.map((row) => `hsds_g${row.id}`));
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('publishes nothing from an invalid input, and leaves no trace', async () => {
+    const live = await versionOf(instances[0]!.app);
+    const broken = fixtureDataset({ organizations: [...publishedOrganizations, publishedOrganizations[0]!] });
+    await assert.rejects(publishToPostgres(broken, { url: database.url, migrate: false }), /error/);
+    assert.equal(await versionOf(instances[0]!.app), live);
+  });
+});
+
+describe('PostgreSQL going away and coming back', postgresSuite, () => {
+  let cluster: PrivateCluster;
+  let app: FastifyInstance;
+
+  before(async () => {
+    cluster = await privateCluster();
+    await publishToPostgres(fixtureDataset(), { url: cluster.url, migrate: true });
+    const stores = new PostgresStores(testSettings(cluster.url), quietLog);
+    // No response cache: every request below reaches the database.
+    app = await buildApp({ stores, logLevel: 'silent', responseCacheBytes: 0 });
+    await waitFor(() => stores.generation !== undefined, 5000, 'the generation');
+  });
+  after(async () => {
+    await app.close();
+    cluster.destroy();
+  });
+
+  it('answers 503 problems fast while it is down, is not ready, and recovers by itself', async () => {
+    const get = (path: string) => app.inject(`${API}${path}`);
+    assert.equal((await get('/organizations?search=shelter')).statusCode, 200);
+    assert.equal((await app.inject('/readyz')).statusCode, 200);
+
+    // Requests in flight while the server stops, then requests while it is down.
+    const inFlight = Array.from({ length: 20 }, (_, index) => get(`/organizations?page=${(index % 3) + 1}&per_page=${index + 1}`));
+    cluster.stop();
+    for (const response of await Promise.all(inFlight)) assert.ok([200, 503].includes(response.statusCode), `status ${response.statusCode}`);
+    for (const path of ['/organizations?per_page=7', '/organizations?search=clinic', `/organizations/${'0'.repeat(8)}-0000-5000-8000-000000000000`, '/taxonomy_terms?page=2']) {
+      const started = performance.now();
+      const response = await get(path);
+      const took = performance.now() - started;
+      assert.equal(response.statusCode, 503, path);
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+      assert.equal(response.headers['retry-after'], '1');
+      assert.equal(response.headers['cache-control'], 'no-store');
+      assert.ok(took < 1500, `${path} took ${took} ms`);
+    }
+    assert.equal((await app.inject('/readyz')).statusCode, 503);
+    assert.equal((await app.inject('/healthz')).statusCode, 200);
+
+    cluster.start();
+    await waitFor(async () => (await get('/organizations?per_page=7')).statusCode === 200, 10_000, 'recovery');
+    assert.equal((await get('/organizations?search=clinic')).statusCode, 200);
+    assert.equal((await app.inject('/readyz')).statusCode, 200);
+  });
+});
