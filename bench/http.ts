@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { NODE_FLAGS } from '../bin/node-flags.js';
+import pg from 'pg';
+import { GENERATION_FORMAT } from '../src/store/postgres/generation-schema.ts';
 import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
 import { fetchRaw, load, waitUntilUp } from './lib/load.ts';
 import type { LoadResult, RawResponse } from './lib/load.ts';
@@ -32,6 +34,11 @@ Options:
                       into bench/.cache/
   --seed S            seed of the synthetic dataset (default 1)
   --data-dir DIR      serve this published data directory instead of the synthetic dataset
+  --store KIND        sqlite (default) or postgres: where the synthetic dataset is published and
+                      served from; postgres uses a database named after the dataset on the server
+                      of --database-url
+  --database-url URL  PostgreSQL server for --store postgres (default
+                      postgres://postgres@127.0.0.1:5432/postgres); its database is not used
   --seconds S         measured time per scenario (default 10)
   --warmup S          warm-up time per scenario, not measured (default 2)
   --connections N     concurrent connections (default 10)
@@ -76,13 +83,15 @@ async function startNode(args: string[], readyUrl: string): Promise<Server> {
   };
 }
 
-const startServer = (dataDir: string, kind: ServerKind) =>
+/** What the server serves: a data directory, or a PostgreSQL database. */
+type Served = { dataDir: string } | { databaseUrl: string };
+
+const startServer = (served: Served, kind: ServerKind) =>
   startNode(
     [
       'src/cli.ts',
       'serve',
-      '--data-dir',
-      dataDir,
+      ...('dataDir' in served ? ['--data-dir', served.dataDir] : ['--database-url', served.databaseUrl]),
       '--port',
       String(PORT),
       '--host',
@@ -108,6 +117,61 @@ async function servedSynthetic(organizations: number, seed: number): Promise<str
   const run = await runNode(['src/cli.ts', 'import', '--data-dir', dataDir, '--progress', 'none', ...sources]);
   if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
   return dataDir;
+}
+
+/**
+ * The synthetic dataset, published to a PostgreSQL database of its own (named after size, seed and
+ * formats) once. The import's figures are kept in bench/results/ like the others.
+ */
+async function servedSyntheticPostgres(serverUrl: string, organizations: number, seed: number): Promise<string> {
+  const name = `hsds_bench_${organizations}_${seed}_f${SNAPSHOT_FORMAT}_g${GENERATION_FORMAT}`;
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+    if (exists) {
+      const client = new pg.Client({ connectionString: url.href });
+      await client.connect();
+      const live = await client.query("SELECT to_regclass('hsds.live') IS NOT NULL AND (SELECT generation FROM hsds.live) IS NOT NULL AS published").catch(() => ({ rows: [{ published: false }] }));
+      await client.end();
+      if (live.rows[0]!.published) {
+        log(`Serving the published dataset in PostgreSQL database ${name}.`);
+        return url.href;
+      }
+      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const dataset = await syntheticDataset(organizations, seed);
+  log(`Publishing it into PostgreSQL database ${name} ...`);
+  const sources = ['data/ntee/ntee_codes.csv', 'data/open-eligibility/open_eligibility_v2_terms.csv', relative(REPO, dataset.directory)];
+  const run = await runNode(['src/cli.ts', 'import', '--database-url', url.href, '--migrate', '--progress', 'none', ...sources]);
+  if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
+  log(`Published in ${run.wallSeconds.toFixed(0)} s, peak RSS ${((run.peakRssBytes ?? 0) / MIB).toFixed(0)} MiB.`);
+  return url.href;
+}
+
+/** Reads the live generation's tables into the OS page cache (pg_prewarm), as warmPageCache does for SQLite. */
+async function warmPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
+    const started = performance.now();
+    const { rows } = await client.query(
+      `SELECT sum(pg_prewarm(c.oid, 'read'))::bigint AS blocks FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'hsds_g' || (SELECT generation FROM hsds.live) AND c.relkind IN ('r', 'i', 't')`,
+    );
+    log(`Read ${((Number(rows[0].blocks) * 8192) / MIB).toFixed(0)} MiB of the live generation into the page cache in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
+  } catch (error) {
+    log(`Could not prewarm (${(error as Error).message}); measuring cold.`);
+  } finally {
+    await client.end();
+  }
 }
 
 interface ScenarioResult extends LoadResult {
@@ -226,6 +290,8 @@ async function main(): Promise<number> {
       organizations: { type: 'string', default: '2000000' },
       seed: { type: 'string', default: '1' },
       'data-dir': { type: 'string' },
+      store: { type: 'string', default: 'sqlite' },
+      'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
       seconds: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string', default: '10' },
@@ -250,9 +316,17 @@ async function main(): Promise<number> {
   const wanted = (name: string) => only === undefined || only.includes(name);
 
   const startedAt = new Date();
-  const dataDir =
-    values['data-dir'] ?? (await servedSynthetic(parseInteger('organizations', values.organizations, 1, 999_999_999), parseInteger('seed', values.seed, 0, 0xffffffff)));
-  if (!values.cold) await warmPageCache(dataDir);
+  if (values.store !== 'sqlite' && values.store !== 'postgres') throw new Error('--store must be sqlite or postgres');
+  const size = parseInteger('organizations', values.organizations, 1, 999_999_999);
+  const seed = parseInteger('seed', values.seed, 0, 0xffffffff);
+  let served: Served;
+  if (values.store === 'postgres') {
+    served = { databaseUrl: await servedSyntheticPostgres(values['database-url'], size, seed) };
+    if (!values.cold) await warmPostgres(served.databaseUrl);
+  } else {
+    served = { dataDir: values['data-dir'] ?? (await servedSynthetic(size, seed)) };
+    if (!values.cold) await warmPageCache(served.dataDir);
+  }
   const results: ScenarioResult[] = [];
   const memory: Record<string, { rssMaxMiB: number }> = {};
   let ndjson: (Awaited<ReturnType<typeof exportAll>> & { serverRssMiB: number }) | undefined;
@@ -262,7 +336,7 @@ async function main(): Promise<number> {
     const exportHere = kind === 'uncached' && wanted('ndjson');
     if (scenarios.length === 0 && !exportHere) continue;
     log(`\nServer with the response cache ${kind === 'cached' ? 'on' : 'off'}`);
-    const server = await startServer(dataDir, kind);
+    const server = await startServer(served, kind);
     try {
       samples ??= await collectSamples(ORIGIN);
       for (const scenario of scenarios) {
@@ -287,7 +361,8 @@ async function main(): Promise<number> {
     startedAt: startedAt.toISOString(),
     machine: machine(),
     git: gitRevision(),
-    dataDir: relative(REPO, dataDir),
+    store: values.store,
+    served: 'dataDir' in served ? relative(REPO, served.dataDir) : new URL(served.databaseUrl).pathname.slice(1),
     dataset: samples?.dataset,
     options: { ...options, pageCacheWarmed: !values.cold },
     scenarios: results,
@@ -296,7 +371,7 @@ async function main(): Promise<number> {
   };
   const file = writeResults('http', startedAt, report);
 
-  const out = [`\n${describeMachine(report.machine)}`, `${thousands(samples?.dataset.organizations ?? 0)} organizations, ${options.connections} connections, ${options.seconds} s per scenario\n`];
+  const out = [`\n${describeMachine(report.machine)}`, `${values.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}: ${thousands(samples?.dataset.organizations ?? 0)} organizations, ${options.connections} connections, ${options.seconds} s per scenario\n`];
   out.push(scenarioTable(results));
   if (ndjson !== undefined) {
     out.push(
