@@ -11,6 +11,8 @@ import { join } from 'node:path';
  */
 export interface PrivateCluster {
   url: string;
+  /** A hot standby of this server, streaming from it (pg_basebackup -R). */
+  replica(): Promise<PrivateCluster>;
   start(): void;
   stop(): void;
   destroy(): void;
@@ -33,7 +35,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function privateCluster(): Promise<PrivateCluster> {
+export async function privateCluster(primaryUrl?: string): Promise<PrivateCluster> {
   const bin = binaries();
   if (bin === undefined) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql');
   const directory = mkdtempSync(join(tmpdir(), 'hsds-org-api-pg-'));
@@ -47,12 +49,19 @@ export async function privateCluster(): Promise<PrivateCluster> {
   const run = (command: string, args: string[]) =>
     execFileSync(asRoot ? 'runuser' : join(bin, command), asRoot ? ['-u', 'postgres', '--', join(bin, command), ...args] : args, { stdio: 'pipe', timeout: 60_000 });
   const port = await freePort();
-  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
+  if (primaryUrl === undefined) {
+    run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '--no-instructions']);
+  } else {
+    const primary = new URL(primaryUrl);
+    run('pg_basebackup', ['-h', primary.hostname, '-p', primary.port, '-U', 'postgres', '-D', data, '-R', '-X', 'stream', '--no-sync']);
+  }
   const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=50`;
   const start = () => run('pg_ctl', ['-D', data, '-o', options, '-l', join(directory, 'log'), '-w', '-t', '30', 'start']);
   start();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
+    replica: () => privateCluster(url),
     start,
     stop: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
     destroy: () => {

@@ -121,3 +121,40 @@ describe('PostgreSQL going away and coming back', postgresSuite, () => {
     assert.equal((await app.inject('/readyz')).statusCode, 200);
   });
 });
+
+describe('PostgreSQL with a read replica', postgresSuite, () => {
+  let primary: PrivateCluster;
+  let replica: PrivateCluster;
+  let app: FastifyInstance;
+  let stores: PostgresStores;
+
+  before(async () => {
+    primary = await privateCluster();
+    replica = await primary.replica();
+    await publishToPostgres(fixtureDataset(), { url: primary.url, migrate: true });
+    stores = new PostgresStores(testSettings(primary.url, { replicaUrls: [replica.url] }), quietLog);
+    app = await buildApp({ stores, logLevel: 'silent', responseCacheBytes: 0 });
+    await waitFor(() => stores.generation !== undefined, 10_000, 'the generation on the replica');
+  });
+  after(async () => {
+    await app.close();
+    replica.destroy();
+    primary.destroy();
+  });
+
+  it('reads from the replica (even with the primary down) and follows publishes made on the primary', async () => {
+    const first = await versionOf(app);
+    primary.stop();
+    for (const path of ['/organizations?per_page=3', '/organizations?search=shelter', '/taxonomy_terms?top_only=true']) {
+      assert.equal((await app.inject(`${API}${path}`)).statusCode, 200, path);
+    }
+    assert.equal((await app.inject('/readyz')).statusCode, 200, 'ready: reads are served');
+    primary.start();
+    const renamed = publishedOrganizations.map((organization, index) => (index === 1 ? { ...organization, name: 'Replicated Shelter' } : organization));
+    const published = await publishToPostgres(fixtureDataset({ organizations: renamed }), { url: primary.url, migrate: false });
+    assert.notEqual(published.version, first);
+    await waitFor(async () => (await versionOf(app)) === published.version, 10_000, 'the new version through the replica');
+    const search = JSON.parse((await app.inject(`${API}/organizations?search=replicated`)).body);
+    assert.deepEqual(search.contents.map((item: { name: string }) => item.name), ['Replicated Shelter']);
+  });
+});
