@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { NATIVE_EXAMPLE } from './helpers/imports.ts';
+import { postgresSuite, temporaryDatabase, waitFor } from './helpers/postgres.ts';
+
+const BIN = new URL('../bin/hsds-org-api.js', import.meta.url).pathname;
+
+function cli(...args: string[]) {
+  const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none', DATABASE_URL: '' } });
+  return { code: run.status, stderr: run.stderr };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the hsds-org-api command on PostgreSQL', postgresSuite, () => {
+  let database: Awaited<ReturnType<typeof temporaryDatabase>>;
+  before(async () => {
+    database = await temporaryDatabase();
+  });
+  after(() => database.drop());
+
+  it('refuses to import into a database without the migrations, then migrates it once', () => {
+    const refused = cli('import', '--database-url', database.url, NATIVE_EXAMPLE);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^Error: the database lacks migration 0001_generations: run `hsds-org-api migrate` first/m);
+    assert.doesNotMatch(refused.stderr, /\n\s+at /, 'no stack trace');
+    const migrated = cli('migrate', '--database-url', database.url);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stderr, /Applied 1 migration\(s\): 0001_generations/);
+    assert.match(cli('migrate', '--database-url', database.url).stderr, /up to date/);
+  });
+
+  it('imports, and serves what it imported with /readyz ready', async () => {
+    const imported = cli('import', '--database-url', database.url, NATIVE_EXAMPLE);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.match(imported.stderr, /Published dataset [0-9a-f]{16}: 4 organizations/);
+    const port = await freePort();
+    const server = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], {
+      env: { ...process.env, DATABASE_URL: database.url },
+      stdio: 'ignore',
+    });
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    try {
+      const origin = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${origin}/readyz`).catch(() => undefined))?.status === 200, 15_000, 'the server');
+      const list = await (await fetch(`${origin}/api/hsds/v3/organizations`)).json();
+      assert.equal(list.total_items, 4, "the published ones");
+    } finally {
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
