@@ -29,11 +29,14 @@ export interface PostgresTarget {
 export class NotMigrated extends Error {}
 
 /** Any fixed number, the same for every instance: held by the running publish. */
-const PUBLISH_LOCK = 0x4853_4453_02;
+export const PUBLISH_LOCK = 0x4853_4453_02;
 /** Organizations read per query from the live generation. */
 const PREVIOUS_BATCH = 10_000;
 /** Bytes of COPY text gathered before a write. */
 const COPY_CHUNK = 256 * 1024;
+
+/** The tables with a row per organization: their rows are the progress of the load. */
+const ORGANIZATION_ROWS = new Set<GenerationTable>(['organizations', 'organization_items', 'organization_documents']);
 
 /** A value in COPY's text format. */
 function copyField(value: unknown): string {
@@ -110,6 +113,7 @@ export async function publishToPostgres(
 ): Promise<PublishResult> {
   const client = new pg.Client({ connectionString: target.url, application_name: 'hsds-org-api import' });
   await client.connect();
+  client.on('error', () => {}); // a lost connection fails the query under way, which reports it
   const scratch = mkdtempSync(join(tmpdir(), 'hsds-org-api-publish-'));
   try {
     await ensureMigrated(client, target.migrate);
@@ -162,7 +166,7 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
       for (const [table, columns] of Object.entries(GENERATION_TABLES) as [GenerationTable, string][]) {
         const names = columnNames(columns);
         const rows = snapshot.prepare(`SELECT ${names} FROM ${table}`).iterate() as Iterable<Record<string, unknown>>;
-        await copyInto(client, `${schema}.${table}`, names, rows, table.startsWith('organization') && !table.includes('_t') ? onOrganizationRow : undefined);
+        await copyInto(client, `${schema}.${table}`, names, rows, ORGANIZATION_ROWS.has(table) ? onOrganizationRow : undefined);
       }
       for (const list of SEARCHED_LISTS) {
         const rows = snapshot.prepare(`SELECT position, title, trim(title || ' ' || body) AS words FROM ${list}_search_text`).iterate() as Iterable<Record<string, unknown>>;

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
-import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
+import { ImportBusy } from '../../src/publish/publish.ts';
+import { PUBLISH_LOCK, publishToPostgres } from '../../src/publish/publish-postgres.ts';
 import { PostgresStores } from '../../src/store/postgres/live.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API } from '../helpers/app.ts';
@@ -156,5 +157,25 @@ describe('PostgreSQL with a read replica', postgresSuite, () => {
     await waitFor(async () => (await versionOf(app)) === published.version, 10_000, 'the new version through the replica');
     const search = JSON.parse((await app.inject(`${API}/organizations?search=replicated`)).body);
     assert.deepEqual(search.contents.map((item: { name: string }) => item.name), ['Replicated Shelter']);
+  });
+});
+
+describe('PostgreSQL publishing', postgresSuite, () => {
+  it('refuses a second import while one is publishing', async () => {
+    const database = await temporaryDatabase();
+    const pg = (await import('pg')).default;
+    const holder = new pg.Client(database.url);
+    await holder.connect();
+    try {
+      await publishToPostgres(fixtureDataset(), { url: database.url, migrate: true });
+      // What a running import holds (see publish-postgres.ts).
+      await holder.query('SELECT pg_advisory_lock($1)', [PUBLISH_LOCK]);
+      await assert.rejects(publishToPostgres(fixtureDataset(), { url: database.url, migrate: false }), ImportBusy);
+      await holder.query('SELECT pg_advisory_unlock($1)', [PUBLISH_LOCK]);
+      assert.equal((await publishToPostgres(fixtureDataset(), { url: database.url, migrate: false })).changed, false);
+    } finally {
+      await holder.end();
+      await database.drop();
+    }
   });
 });

@@ -53,6 +53,7 @@ export class PostgresStores implements StoreProvider {
   private readonly poll: NodeJS.Timeout;
   private following: Promise<void> = Promise.resolve();
   private outage = false;
+  private lastProblem: string | undefined;
   private closed = false;
 
   constructor(settings: PostgresSettings, log: LiveStoreLog) {
@@ -124,8 +125,17 @@ export class PostgresStores implements StoreProvider {
       }
       this.follow(Number(row.generation));
     } catch (error) {
-      if (this.current === undefined) this.notReady = `the database is not reachable or not migrated (${(error as Error).message})`;
+      this.problem(`cannot read the live pointer: ${(error as Error).message}`);
+      // Not the driver's words: /readyz is public.
+      if (this.current === undefined) this.notReady = 'the database is not reachable, or not migrated';
     }
+  }
+
+  /** Logs a problem once, not again every poll while it lasts. */
+  private problem(message: string): void {
+    if (message === this.lastProblem) return;
+    this.lastProblem = message;
+    this.log.error(message);
   }
 
   /** Switches to a generation (one switch at a time, in the order they were asked for). */
@@ -138,9 +148,10 @@ export class PostgresStores implements StoreProvider {
         if (this.closed) return;
         this.current = new PostgresStore(this.readPool, facts);
         this.currentGeneration = generation;
+        this.lastProblem = undefined;
         this.log.info(`now serving dataset ${facts.info.version} (generation ${generation})`);
       } catch (error) {
-        this.log.error(`cannot open generation ${generation}: ${(error as Error).message}`);
+        this.problem(`cannot open generation ${generation}: ${(error as Error).message}`);
         if (this.current === undefined) this.notReady = `cannot open generation ${generation}`;
       }
     });
