@@ -68,6 +68,19 @@ const columnNames = (columns: string): string =>
     .map((column) => column.trim().split(/\s+/)[0])
     .join(', ');
 
+/**
+ * Rows of word arrays, as array literals: each word once, quoted (so that a word such as "null" stays
+ * a word). Words hold only letters and digits, so quoting needs no escapes.
+ */
+function* wordArrays(lines: Iterable<{ position: number; title: string; body: string }>): Generator<Record<string, unknown>> {
+  const literal = (words: Iterable<string>) => `{${[...words].map((word) => `"${word}"`).join(',')}}`;
+  const wordsOf = (line: string) => (line === '' ? [] : line.split(' '));
+  for (const { position, title, body } of lines) {
+    const titleWords = new Set(wordsOf(title));
+    yield { position, title: literal(titleWords), words: literal(new Set([...titleWords, ...wordsOf(body)])) };
+  }
+}
+
 /** The live generation, if any: its id and what it holds. */
 async function liveGeneration(client: pg.ClientBase) {
   const rows = await client.query<{ generation: string | null; previous: string | null; version: string | null; published_at: string | null; format: number | null }>(
@@ -169,8 +182,8 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
         await copyInto(client, `${schema}.${table}`, names, rows, ORGANIZATION_ROWS.has(table) ? onOrganizationRow : undefined);
       }
       for (const list of SEARCHED_LISTS) {
-        const rows = snapshot.prepare(`SELECT position, title, trim(title || ' ' || body) AS words FROM ${list}_search_text`).iterate() as Iterable<Record<string, unknown>>;
-        await copyInto(client, `${schema}.${list}_text`, 'position, title, words', rows);
+        const lines = snapshot.prepare(`SELECT position, title, body FROM ${list}_search_text`).iterate() as Iterable<{ position: number; title: string; body: string }>;
+        await copyInto(client, `${schema}.${list}_text`, 'position, title, words', wordArrays(lines));
       }
       options.onProgress?.('load', organizations * 3, organizations * 3);
       await client.query(fillListLengths(schema));

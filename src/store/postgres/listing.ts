@@ -33,16 +33,10 @@ const numbered = (sql: string): string => {
   return sql.replaceAll('?', () => `$${++index}`);
 };
 
-/** A tsquery of every word, each a quoted lexeme (words hold only letters and digits). */
-export const textQuery = (search: SearchWords): string =>
-  queryWords(search)
-    .map((word) => `'${word}'`)
-    .join(' & ');
-
 /** A search of a text table aliased `x`: the condition, and the ranking that puts title matches first. */
 export const textSearch = (search: SearchWords) => {
-  const tsquery = textQuery(search);
-  return { where: 'x.words @@ ?::tsquery', param: tsquery, ranking: 'NOT (x.title @@ ?::tsquery)', rankingParams: [tsquery] };
+  const words = queryWords(search);
+  return { where: 'x.words @> ?::text[]', param: words, ranking: 'NOT (x.title @> ?::text[])', rankingParams: [words] };
 };
 
 export class PgListingRunner {
