@@ -22,6 +22,8 @@ export interface PgListing {
   rankingParams?: unknown[];
   /** The expression giving a row's position in the JSON table. */
   position: string;
+  /** A query of the list's length that is cheaper than counting its rows, if there is one. */
+  length?: { sql: string; params: unknown[] };
 }
 
 /** Items fetched per step when a whole list is streamed. */
@@ -36,7 +38,7 @@ const numbered = (sql: string): string => {
 /** A search of a text table aliased `x`: the condition, and the ranking that puts title matches first. */
 export const textSearch = (search: SearchWords) => {
   const words = queryWords(search);
-  return { where: 'x.words @> ?::text[]', param: words, ranking: 'NOT (x.title @> ?::text[])', rankingParams: [words] };
+  return { words, where: 'x.words @> ?::text[]', param: words, ranking: 'NOT (x.title @> ?::text[])', rankingParams: [words] };
 };
 
 export class PgListingRunner {
@@ -57,6 +59,7 @@ export class PgListingRunner {
   }
 
   async count(listing: PgListing): Promise<number> {
+    if (listing.length !== undefined) return (await this.rows<{ n: number }>(listing.length.sql, listing.length.params))[0]?.n ?? 0;
     const rows = await this.rows<{ n: number }>(`SELECT count(*)::integer AS n FROM ${listing.from}${PgListingRunner.where(listing)}`, listing.params);
     return rows[0]!.n;
   }

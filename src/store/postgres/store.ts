@@ -137,6 +137,10 @@ export class PostgresStore implements Store {
         ranking: text.ranking,
         rankingParams: text.rankingParams,
         position: 'x.position',
+        length:
+          text.words.length === 1 && membership === undefined && filter.modifiedSince === undefined
+            ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: text.words }
+            : undefined,
       };
     }
     if (membership !== undefined) {
