@@ -32,8 +32,8 @@ function stem(word: string): string {
 /** The searchable words of a text, in order, with repeats. */
 export function searchWords(text: string | null | undefined): string[] {
   if (text === null || text === undefined || text === '') return [];
-  // Lower case first: some capitals fold to a letter and a combining mark (İ to i̇).
-  const folded = text.toLowerCase().normalize('NFKD').replace(MARKS, '');
+  // Lower case after decomposing (ℌ decomposes to H), and marks removed last (İ lowers to i and a dot).
+  const folded = text.normalize('NFKD').toLowerCase().replace(MARKS, '');
   return (folded.match(WORD) ?? []).map(stem);
 }
 

@@ -6,6 +6,7 @@ describe('search words (the same on every backend)', () => {
   it('folds case and accents, and splits at anything but letters and digits', () => {
     assert.deepEqual(searchWords('Café ÜNÏCODE, e-mail'), ['cafe', 'unicod', 'e', 'mail']);
     assert.deepEqual(searchWords('İstanbul'), ['istanbul']);
+    assert.deepEqual(searchWords('ℌello ﬁve'), ['hello', 'five'], 'compatibility forms decompose, then fold');
     assert.deepEqual(searchWords('½ price'), ['1', '2', 'price']);
     assert.deepEqual(searchWords('東京 2026'), ['東京', '2026']);
     assert.deepEqual(searchWords(''), []);
