@@ -50,6 +50,36 @@ describe('PostgreSQL: several instances on one database', postgresSuite, () => {
     assert.deepEqual(search.contents.map((item: { name: string }) => item.name), ['Renamed Food Bank']);
   });
 
+  it('never mixes two versions in one response while a publish switches', async () => {
+    const stores = new PostgresStores(testSettings(database.url), quietLog);
+    const app = await buildApp({ stores, logLevel: 'silent', responseCacheBytes: 0 });
+    try {
+      await waitFor(() => stores.generation !== undefined, 5000, 'the generation');
+      const suffixed = publishedOrganizations.map((organization) => ({ ...organization, name: `${organization.name} Two` }));
+      const seen = new Map<string, Set<boolean>>();
+      let publishing = true;
+      const reader = (async () => {
+        while (publishing) {
+          const response = await app.inject(`${API}/organizations?per_page=100`);
+          const names: string[] = JSON.parse(response.body).contents.map((item: { name: string }) => item.name);
+          const etag = String(response.headers.etag);
+          const kinds = seen.get(etag) ?? new Set<boolean>();
+          for (const name of names) kinds.add(name.endsWith(' Two'));
+          seen.set(etag, kinds);
+          assert.equal(new Set(names.map((name) => name.endsWith(' Two'))).size, 1, 'one version per response');
+        }
+      })();
+      const published = await publishToPostgres(fixtureDataset({ organizations: suffixed }), { url: database.url, migrate: false });
+      await waitFor(async () => (await versionOf(app)) === published.version, 1000, 'the new version');
+      publishing = false;
+      await reader;
+      assert.ok(seen.size >= 2, 'responses of both versions were seen');
+      for (const kinds of seen.values()) assert.equal(kinds.size, 1, 'one ETag, one version');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('keeps the live and the previous generation only, and republishing the same input changes nothing', async () => {
     const again = await publishToPostgres(fixtureDataset(), { url: database.url, migrate: false });
     assert.equal(again.changed, true, 'the first dataset, back');
