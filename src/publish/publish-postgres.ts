@@ -7,7 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatasetInput } from '../hsds/records.ts';
-import { createIndexes, createTables, fillListLengths, fillWordCounts, GENERATION_FORMAT, GENERATION_TABLES, generationSchema } from '../store/postgres/generation-schema.ts';
+import { createIndexes, createTables, fillListLengths, GENERATION_FORMAT, GENERATION_TABLES, generationSchema } from '../store/postgres/generation-schema.ts';
 import type { GenerationTable } from '../store/postgres/generation-schema.ts';
 import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
 import { PUBLISH_CHANNEL } from '../store/postgres/live.ts';
@@ -187,7 +187,6 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
       }
       options.onProgress?.('load', organizations * 3, organizations * 3);
       await client.query(fillListLengths(schema));
-      await client.query(fillWordCounts(schema));
       await client.query(createIndexes(schema));
       await client.query(`ANALYZE ${[...Object.keys(GENERATION_TABLES), ...SEARCHED_LISTS.map((list) => `${list}_text`)].map((table) => `${schema}.${table}`).join(', ')}`);
       await client.query('UPDATE hsds.live SET previous = generation, generation = $1', [generation]);

@@ -1,3 +1,4 @@
+import { queryWords } from './search-text.ts';
 import type { OrganizationFilter, TaxonomyRef, TaxonomyTermRef } from './store.ts';
 
 /**
@@ -64,6 +65,13 @@ export function simplifiedFilter(filter: OrganizationFilter, range: ModifiedRang
   if (newest === null || since > newest) return undefined;
   return oldest !== null && since <= oldest ? { ...filter, modifiedSince: undefined } : filter;
 }
+
+/**
+ * A search for one word and nothing else: its total is the stored count of organizations holding the
+ * word (organization_word_counts, in either backend), not a count of matches.
+ */
+export const isOneWordSearch = (filter: OrganizationFilter, membership: Membership | undefined): boolean =>
+  filter.search !== undefined && queryWords(filter.search).length === 1 && membership === undefined && filter.modifiedSince === undefined;
 
 export interface TermLookups {
   byId(id: string): Promise<TermRow | undefined>;

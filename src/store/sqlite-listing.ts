@@ -22,6 +22,8 @@ export interface Listing {
   rankingParams?: SQLInputValue[];
   /** The expression giving a row's position in `table`. */
   position: string;
+  /** A query of the list's length that is cheaper than counting its rows, if there is one. */
+  length?: { sql: string; params: SQLInputValue[] };
 }
 
 /** Items fetched per step when a whole list is streamed. */
@@ -38,6 +40,7 @@ const fullTextQuery = (search: SearchWords): string => queryWords(search).map((w
 export const textSearch = (textTable: string, search: SearchWords) => {
   const query = fullTextQuery(search);
   return {
+    words: queryWords(search),
     where: `${textTable} MATCH ?`,
     param: query,
     ranking: `${textTable}.rowid NOT IN (SELECT rowid FROM ${textTable} WHERE ${textTable} MATCH ?)`,
@@ -70,6 +73,7 @@ export class ListingRunner {
   }
 
   count(listing: Listing): number {
+    if (listing.length !== undefined) return (this.statement(listing.length.sql).get(...listing.length.params) as { n: number } | undefined)?.n ?? 0;
     return (this.statement(this.sql(listing, 'count(*) AS n')).get(...listing.params) as { n: number }).n;
   }
 

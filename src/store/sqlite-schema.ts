@@ -8,7 +8,7 @@
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
  * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 4;
+export const SNAPSHOT_FORMAT = 5;
 
 /**
  * Larger than SQLite's default 4 KiB: a page of listed organizations is then one or two database
@@ -63,6 +63,7 @@ export const CREATE_TABLES = `
     organization_position INTEGER NOT NULL,
     PRIMARY KEY (taxonomy_position, position_in_taxonomy)
   ) WITHOUT ROWID;
+  CREATE TABLE organization_word_counts (word TEXT PRIMARY KEY, organizations INTEGER NOT NULL) WITHOUT ROWID;
   CREATE VIRTUAL TABLE organizations_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomies_text USING fts5(${FULL_TEXT});
@@ -87,6 +88,16 @@ export const CREATE_SEARCH_TEXT_TABLES = SEARCHED_LISTS.map(
 export const OPTIMIZE_TEXT_INDEXES = SEARCHED_LISTS.map((list) => `${list}_text`)
   .map((table) => `INSERT INTO ${table} (${table}) VALUES ('optimize');`)
   .join('\n');
+
+/**
+ * How many organizations hold each word, read off the merged text index: the total of a one-word
+ * search without counting its matches (617,267 for `inc`: 16 to 30 ms to count).
+ */
+export const FILL_WORD_COUNTS = `
+  CREATE VIRTUAL TABLE temp.organizations_vocabulary USING fts5vocab(main, organizations_text, row);
+  INSERT INTO organization_word_counts (word, organizations) SELECT term, doc FROM temp.organizations_vocabulary;
+  DROP TABLE temp.organizations_vocabulary;
+`;
 
 /** Created after the bulk load, which is faster than maintaining them row by row. */
 export const CREATE_INDEXES = `

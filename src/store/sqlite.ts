@@ -3,7 +3,7 @@ import type { StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 import { ListingRunner, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
-import { findTaxonomyRow, findTermRow, membershipOf, simplifiedFilter } from './filter-plan.ts';
+import { findTaxonomyRow, findTermRow, isOneWordSearch, membershipOf, simplifiedFilter } from './filter-plan.ts';
 import type { ModifiedRange, TaxonomyRow, TermLookups, TermRow } from './filter-plan.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {
@@ -135,6 +135,7 @@ export class SqliteStore implements Store {
         ranking: text.ranking,
         rankingParams: text.rankingParams,
         position: 'organizations_text.rowid',
+        length: isOneWordSearch(filter, membership) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: text.words } : undefined,
       };
     }
     if (membership !== undefined) {

@@ -9,7 +9,7 @@ import { SEARCHED_LISTS } from '../sqlite-schema.ts';
  *
  * A server reads only generations of its own format; a new layout means a new format and a publish.
  */
-export const GENERATION_FORMAT = 3;
+export const GENERATION_FORMAT = 4;
 
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
@@ -23,19 +23,11 @@ export const GENERATION_TABLES = {
   organization_documents: 'position integer NOT NULL, json text NOT NULL',
   organization_terms: 'term_position integer NOT NULL, position_in_term integer NOT NULL, organization_position integer NOT NULL',
   organization_taxonomies: 'taxonomy_position integer NOT NULL, position_in_taxonomy integer NOT NULL, organization_position integer NOT NULL',
+  organization_word_counts: 'word text COLLATE "C" NOT NULL, organizations integer NOT NULL',
 } as const;
 
 /** The length of each membership list (`list` is its table, `key` the term or taxonomy position): totals without a count. */
 export const LIST_LENGTHS_TABLE = 'list_lengths (list text NOT NULL, key integer NOT NULL, length integer NOT NULL)';
-
-/**
- * How many organizations hold each word: the total of a one-word search without a count. (A count
- * of matches visits every matching row: the 617,267 of `inc` took 330 ms.)
- */
-export const WORD_COUNTS_TABLE = 'organization_word_counts (word text COLLATE "C" NOT NULL, organizations integer NOT NULL)';
-
-export const fillWordCounts = (schema: string): string =>
-  `INSERT INTO ${schema}.organization_word_counts SELECT word, count(*) FROM ${schema}.organizations_text, unnest(words) AS word GROUP BY word;`;
 
 /** Filled after the load, from the membership tables. */
 export const fillListLengths = (schema: string): string =>
@@ -62,7 +54,6 @@ export const createTables = (schema: string): string =>
     ...Object.entries(GENERATION_TABLES).map(([table, columns]) => `CREATE TABLE ${schema}.${table} (${columns});`),
     ...SEARCHED_LISTS.map((list) => `CREATE TABLE ${schema}.${list}_text (${TEXT_TABLE_COLUMNS});`),
     `CREATE TABLE ${schema}.${LIST_LENGTHS_TABLE};`,
-    `CREATE TABLE ${schema}.${WORD_COUNTS_TABLE};`,
   ].join('\n');
 
 /** Keys and indexes, built after the bulk load (faster than maintaining them row by row). */

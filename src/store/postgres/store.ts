@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { findTaxonomyRow, findTermRow, membershipOf, simplifiedFilter } from '../filter-plan.ts';
+import { findTaxonomyRow, findTermRow, isOneWordSearch, membershipOf, simplifiedFilter } from '../filter-plan.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
 import { RANKED_SEARCH_LIMIT } from '../store.ts';
 import type {
@@ -137,10 +137,9 @@ export class PostgresStore implements Store {
         ranking: text.ranking,
         rankingParams: text.rankingParams,
         position: 'x.position',
-        length:
-          text.words.length === 1 && membership === undefined && filter.modifiedSince === undefined
-            ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: text.words }
-            : undefined,
+        length: isOneWordSearch(filter, membership)
+          ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: text.words }
+          : undefined,
       };
     }
     if (membership !== undefined) {
