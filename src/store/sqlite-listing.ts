@@ -1,30 +1,10 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import type { Listing as ListingParts } from './listing.ts';
 import { queryWords } from './search-text.ts';
 import type { SearchWords } from './store.ts';
 
-/**
- * A filtered, ordered list of one table's rows as SQL parts. Rows are named by `position` (their
- * rowid); the rendered JSON is fetched by position afterwards, so sorting and skipping never carry
- * the large JSON columns along.
- */
-export interface Listing {
-  /** Where the JSON of a position is: a table and a column. */
-  jsonTable: 'organization_items' | 'organization_documents' | 'taxonomy_terms' | 'taxonomies';
-  jsonColumn: 'json' | 'detail_json';
-  from: string;
-  where: string[];
-  params: SQLInputValue[];
-  /** The list order (by position), which needs no sort. */
-  order: string;
-  /** For a search: the relevance order (ahead of `order`), applied when the matches are few enough. */
-  ranking?: string;
-  /** Parameters of `ranking`, if it has any. */
-  rankingParams?: SQLInputValue[];
-  /** The expression giving a row's position in `table`. */
-  position: string;
-  /** A query of the list's length that is cheaper than counting its rows, if there is one. */
-  length?: { sql: string; params: SQLInputValue[] };
-}
+/** A listing with SQLite's parameter types (see listing.ts). */
+export type Listing = ListingParts<SQLInputValue>;
 
 /** Items fetched per step when a whole list is streamed. */
 const BATCH = 256;

@@ -1,30 +1,11 @@
 import type pg from 'pg';
 import { query } from './connection.ts';
+import type { Listing } from '../listing.ts';
 import { queryWords } from '../search-text.ts';
 import type { SearchWords } from '../store.ts';
 
-/**
- * A filtered, ordered list of one table's rows as SQL parts, as on SQLite (see sqlite-listing.ts):
- * rows are named by position, and the JSON is joined in only for the rows of the page. Parameters
- * are written `?` and numbered when the query is made.
- */
-export interface PgListing {
-  /** Where the JSON of a position is: a schema-qualified table and a column. */
-  jsonTable: string;
-  jsonColumn: 'json' | 'detail_json';
-  from: string;
-  where: string[];
-  params: unknown[];
-  /** The list order: one integer expression, unique per row, so a stream can resume after a value. */
-  order: string;
-  /** For a search: the relevance order (ahead of `order`), applied when the matches are few enough. */
-  ranking?: string;
-  rankingParams?: unknown[];
-  /** The expression giving a row's position in the JSON table. */
-  position: string;
-  /** A query of the list's length that is cheaper than counting its rows, if there is one. */
-  length?: { sql: string; params: unknown[] };
-}
+/** A listing (see ../listing.ts); its parameters are written `?` and numbered when the query is made. */
+export type PgListing = Listing<unknown>;
 
 /** Items fetched per step when a whole list is streamed. */
 const BATCH = 1000;

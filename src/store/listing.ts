@@ -1,0 +1,23 @@
+/**
+ * A filtered, ordered list of one table's rows as SQL parts, the same on every backend. Rows are
+ * named by position; the rendered JSON is joined in by position for the rows wanted only, so sorting
+ * and skipping never carry the large JSON columns along. `Param` is the backend's parameter type.
+ */
+export interface Listing<Param = unknown> {
+  /** Where the JSON of a position is: a table and a column. */
+  jsonTable: string;
+  jsonColumn: 'json' | 'detail_json';
+  from: string;
+  where: string[];
+  params: Param[];
+  /** The list order: one integer expression, unique per row and following positions, needing no sort. */
+  order: string;
+  /** For a search: the relevance order (ahead of `order`), applied when the matches are few enough. */
+  ranking?: string;
+  /** Parameters of `ranking`, if it has any. */
+  rankingParams?: Param[];
+  /** The expression giving a row's position in the JSON table. */
+  position: string;
+  /** A query of the list's length that is cheaper than counting its rows, if there is one. */
+  length?: { sql: string; params: Param[] };
+}
