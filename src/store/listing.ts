@@ -21,3 +21,32 @@ export interface Listing<Param = unknown> {
   /** A query of the list's length that is cheaper than counting its rows, if there is one. */
   length?: { sql: string; params: Param[] };
 }
+
+/** A search condition and its ranking, in a backend's SQL (see textSearch in each backend). */
+export interface TextSearch<Param> {
+  where: string;
+  param: Param;
+  ranking: string;
+  rankingParams: Param[];
+}
+
+/**
+ * The listing of a search: rows of `from` matching `text` and the other conditions, ranked, in the
+ * order of `position` (the list order of a searched table is its positions).
+ */
+export const searchListing = <Param>(
+  json: Pick<Listing<Param>, 'jsonTable' | 'jsonColumn'>,
+  from: string,
+  position: string,
+  text: TextSearch<Param>,
+  conditions: { where: string[]; params: Param[] } = { where: [], params: [] },
+): Listing<Param> => ({
+  ...json,
+  from,
+  where: [text.where, ...conditions.where],
+  params: [text.param, ...conditions.params],
+  order: position,
+  ranking: text.ranking,
+  rankingParams: text.rankingParams,
+  position,
+});

@@ -3,7 +3,7 @@ import { StoreUnavailable } from '../store.ts';
 import type { Readiness, Store, StoreLease, StoreProvider } from '../store.ts';
 import { createPool, endPool, query } from './connection.ts';
 import type { PostgresSettings } from './connection.ts';
-import { PostgresStore } from './store.ts';
+import { generationFacts, PostgresStore } from './store.ts';
 
 /** The channel a publish notifies, with the new generation's id as payload. */
 export const PUBLISH_CHANNEL = 'hsds_publish';
@@ -144,7 +144,7 @@ export class PostgresStores implements StoreProvider {
       if (this.closed || generation === this.currentGeneration) return;
       try {
         await this.awaitReplicas(generation);
-        const facts = await PostgresStore.facts(this.readPool(), generation);
+        const facts = await generationFacts(this.readPool(), generation);
         if (this.closed) return;
         this.current = new PostgresStore(this.readPool, facts);
         this.currentGeneration = generation;
