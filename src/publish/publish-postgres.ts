@@ -69,11 +69,11 @@ const columnNames = (columns: string): string =>
     .join(', ');
 
 /**
- * Rows of word arrays, as array literals: each word once, quoted (so that a word such as "null" stays
- * a word). Words hold only letters and digits, so quoting needs no escapes.
+ * Rows of tsvector literals: each word once, quoted as a lexeme. Words hold only letters and digits,
+ * so quoting needs no escapes.
  */
-function* wordArrays(lines: Iterable<{ position: number; title: string; body: string }>): Generator<Record<string, unknown>> {
-  const literal = (words: Iterable<string>) => `{${[...words].map((word) => `"${word}"`).join(',')}}`;
+function* wordVectors(lines: Iterable<{ position: number; title: string; body: string }>): Generator<Record<string, unknown>> {
+  const literal = (words: Iterable<string>) => [...words].map((word) => `'${word}'`).join(' ');
   const wordsOf = (line: string) => (line === '' ? [] : line.split(' '));
   for (const { position, title, body } of lines) {
     const titleWords = new Set(wordsOf(title));
@@ -183,7 +183,7 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
       }
       for (const list of SEARCHED_LISTS) {
         const lines = snapshot.prepare(`SELECT position, title, body FROM ${list}_search_text`).iterate() as Iterable<{ position: number; title: string; body: string }>;
-        await copyInto(client, `${schema}.${list}_text`, 'position, title, words', wordArrays(lines));
+        await copyInto(client, `${schema}.${list}_text`, 'position, title, words', wordVectors(lines));
       }
       options.onProgress?.('load', organizations * 3, organizations * 3);
       await client.query(fillListLengths(schema));

@@ -19,7 +19,9 @@ const numbered = (sql: string): string => {
 /** A search of a text table aliased `x`: the condition, and the ranking that puts title matches first. */
 export const textSearch = (search: SearchWords) => {
   const words = queryWords(search);
-  return { words, where: 'x.words @> ?::text[]', param: words, ranking: 'NOT (x.title @> ?::text[])', rankingParams: [words] };
+  // Each word a quoted lexeme: words hold only letters and digits, so nothing in them is syntax.
+  const tsquery = words.map((word) => `'${word}'`).join(' & ');
+  return { words, where: 'x.words @@ ?::tsquery', param: tsquery, ranking: 'NOT (x.title @@ ?::tsquery)', rankingParams: [tsquery] };
 };
 
 export class PgListingRunner {
