@@ -9,7 +9,7 @@ import { NotMigrated } from './publish/publish-postgres.ts';
 const COMMANDS: Record<Command, { usage: string; about: string }> = {
   serve: {
     usage: 'hsds-org-api serve [options]',
-    about: 'Serve the API from the data directory, switching to each newly published dataset without a restart.\nWhen nothing has been published yet, the default dataset in data/ is imported first.',
+    about: 'Serve the API from the data directory (or PostgreSQL, given a database URL), switching to each newly published\ndataset without a restart. When nothing has been published yet, the default dataset in data/ is imported first.',
   },
   import: {
     usage: 'hsds-org-api import [options] <source...>',
