@@ -8,6 +8,8 @@ import httpCaching from './plugins/app/http-caching.ts';
 import contentCoding from './plugins/app/content-coding.ts';
 import responseCache from './plugins/app/response-cache.ts';
 import compression from './plugins/app/compression.ts';
+import responseHeaders from './plugins/app/response-headers.ts';
+import { requestId } from './request-id.ts';
 import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
@@ -40,6 +42,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: options.trustProxy ?? false,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkError,
+    // Ids are checked before use (request-id.ts), so Fastify must not take the header as it is.
+    requestIdHeader: false,
+    genReqId: requestId,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of [...documentSchemas, Problem]) app.addSchema(schema);
@@ -47,6 +52,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // so each 400 can name the parameter and say what it accepts. Path ids are looked up as given.
   app.setValidatorCompiler(() => () => true);
   app.decorateRequest('parameters', null as unknown as Record<string, unknown>);
+  // First: every response, even a framework error, carries its request id and nosniff.
+  await app.register(responseHeaders);
   await app.register(openapi);
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });
   // Before problems: a CORS preflight is answered here, not as a plain OPTIONS.

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, ParameterError, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
 import { StoreUnavailable } from '../../../store/store.ts';
+import { setResponseHeaders } from './response-headers.ts';
 
 /**
  * Every error leaves as an RFC 9457 problem+json body. Only our own wording reaches a client: an
@@ -32,7 +33,9 @@ const NO_RESOURCE = 'No resource at this path. The API root lists the available 
  * longer than the router allows. No resource can live there, so they are 404s like any unknown path.
  * The request object here lacks our decorators, so the problem type is about:blank.
  */
-export function frameworkError(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+export function frameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No hook has run for such a request: the headers every response carries are set here.
+  setResponseHeaders(request, reply);
   reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemBody({ title: 'Not Found', status: 404, detail: NO_RESOURCE }, ''));
 }
 

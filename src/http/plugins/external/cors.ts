@@ -13,7 +13,7 @@ export default fp(
       origin: '*',
       credentials: false,
       methods: READ_METHODS,
-      exposedHeaders: ['ETag', 'Last-Modified', 'Location'],
+      exposedHeaders: ['ETag', 'Last-Modified', 'Location', 'X-Request-Id'],
       maxAge: 86_400,
       hook: 'onRequest',
       strictPreflight: false,
