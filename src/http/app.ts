@@ -10,6 +10,7 @@ import responseCache from './plugins/app/response-cache.ts';
 import compression from './plugins/app/compression.ts';
 import responseHeaders from './plugins/app/response-headers.ts';
 import { requestId } from './request-id.ts';
+import { checkRequestLimits, clientErrorHandler, createLimitedServer } from './limits.ts';
 import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
@@ -31,6 +32,8 @@ export interface AppOptions {
   cacheMaxAge?: number;
   /** Bytes the in-process response cache may hold; 0 turns it off. */
   responseCacheBytes?: number;
+  /** Milliseconds a client may take to send its request head (tests shorten it). */
+  headersTimeoutMs?: number;
 }
 
 export const DEFAULT_CACHE_MAX_AGE = 300;
@@ -45,6 +48,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Ids are checked before use (request-id.ts), so Fastify must not take the header as it is.
     requestIdHeader: false,
     genReqId: requestId,
+    serverFactory: (handler) => createLimitedServer(handler, options.headersTimeoutMs),
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of [...documentSchemas, Problem]) app.addSchema(schema);
@@ -54,6 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorateRequest('parameters', null as unknown as Record<string, unknown>);
   // First: every response, even a framework error, carries its request id and nosniff.
   await app.register(responseHeaders);
+  app.addHook('onRequest', checkRequestLimits);
   await app.register(openapi);
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });
   // Before problems: a CORS preflight is answered here, not as a plain OPTIONS.

@@ -22,6 +22,8 @@ export function temporaryDirectory(): { path: string; remove: () => void } {
 export interface TestApp {
   app: FastifyInstance;
   build: BuildResult;
+  /** The snapshot file it serves. */
+  snapshot: string;
   close: () => Promise<void>;
 }
 
@@ -35,6 +37,7 @@ export async function startTestApp(input: DatasetInput = fixtureDataset(), optio
   return {
     app,
     build,
+    snapshot: join(directory.path, 'snapshot.sqlite'),
     close: async () => {
       await app.close();
       directory.remove();

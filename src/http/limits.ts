@@ -1,0 +1,74 @@
+import { createServer, STATUS_CODES } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem.ts';
+
+/**
+ * Limits on what a request may be, each answered with a problem (see README, "Limits"). The server
+ * reads nothing it does not need: no request has a body, and no URL is longer than any link here.
+ */
+
+/** Longest request target (path and query) served; longer ones get a 414. */
+export const MAX_URL_LENGTH = 4096;
+/** Largest request head (request line and headers): Node's own limit (--max-http-header-size), answered with a 431. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+/** Longest a client may take to send its request head. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * The server's other clocks: the whole request within 30 s; an idle keep-alive connection kept 72 s
+ * (longer than the 60 s load balancers commonly keep theirs, so the server never closes one under
+ * them); slow clients looked for every second (Node's default is 30 s).
+ */
+export function createLimitedServer(handler: RequestListener, headersTimeoutMs = HEADERS_TIMEOUT_MS): Server {
+  const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: 30_000, connectionsCheckingInterval: 1000 }, handler);
+  server.keepAliveTimeout = 72_000;
+  return server;
+}
+
+/** An onRequest hook: a URL too long, or a body on a GET or HEAD, ends the request here. */
+export async function checkRequestLimits(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (request.url.length > MAX_URL_LENGTH) {
+    return sendProblem(reply, { title: 'URI Too Long', status: 414, detail: `Request targets are at most ${MAX_URL_LENGTH} characters.` });
+  }
+  // Other methods are refused (405) or answered (OPTIONS) without reading a body at all.
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  const length = request.headers['content-length'];
+  const hasBody = request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  if (hasBody) {
+    reply.header('connection', 'close');
+    return sendProblem(reply, { title: 'Bad Request', status: 400, detail: 'This API reads no request body: give parameters in the query string.' });
+  }
+  return undefined;
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; detail: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, detail: `Request heads (request line and headers) are at most ${MAX_HEADER_BYTES} bytes.` },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, detail: 'The request was not received in time.' },
+};
+
+/**
+ * Answers what Node's parser rejects before any route sees it (a head too large or too slow,
+ * malformed HTTP) with a problem, and closes the connection. Never more than a line of our own words.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const { status, detail } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, detail: 'The request is not valid HTTP.' };
+  const body = problemBody({ title: STATUS_CODES[status]!, status, detail }, '');
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Cache-Control: no-store',
+      'X-Content-Type-Options: nosniff',
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
+}

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.ts';
+import { MAX_URL_LENGTH } from '../../src/http/limits.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
+import { fixedStore } from '../../src/store/store.ts';
+import { API, startTestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
+
+/** Sends raw bytes to a server and collects what comes back until it closes the connection. */
+function exchange(port: number, request: string, { endAfterWrite = false } = {}): Promise<{ text: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(request);
+      if (endAfterWrite) socket.end();
+    });
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ text, closedAfterMs: performance.now() - started }));
+  });
+}
+
+const problemOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+
+describe('limits on requests', () => {
+  let test: TestApp;
+  let server: FastifyInstance;
+  let port: number;
+  before(async () => {
+    test = await startTestApp();
+    // A listening server over the same snapshot, with a short head timeout to test it.
+    server = await buildApp({ stores: fixedStore(new SqliteStore(test.snapshot)), logLevel: 'silent', headersTimeoutMs: 500 });
+    await server.listen({ port: 0, host: '127.0.0.1' });
+    port = (server.server.address() as { port: number }).port;
+  });
+  after(async () => {
+    await server.close();
+    await test.close();
+  });
+
+  it(`answers a request target longer than ${MAX_URL_LENGTH} characters with a 414 problem`, async () => {
+    const response = await test.app.inject(`${API}/organizations?search=food&x=${'a'.repeat(MAX_URL_LENGTH)}`);
+    assert.equal(response.statusCode, 414);
+    assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+    assert.equal((await test.app.inject(`${API}/organizations?x=${'a'.repeat(MAX_URL_LENGTH - 100)}`)).statusCode, 200);
+  });
+
+  it('refuses a body on a GET with a 400 problem, and takes an empty one', async () => {
+    const withBody = await test.app.inject({ method: 'GET', url: `${API}/organizations`, payload: '{"search":"food"}', headers: { 'content-type': 'application/json' } });
+    assert.equal(withBody.statusCode, 400);
+    assert.match(JSON.parse(withBody.body).detail, /no request body/);
+    assert.equal((await test.app.inject({ method: 'GET', url: `${API}/organizations`, headers: { 'content-length': '0' } })).statusCode, 200);
+  });
+
+  it('answers a request head over 16 KiB with a 431 problem and closes the connection', async () => {
+    const { text } = await exchange(port, `GET ${API}/ HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`);
+    assert.match(text, /^HTTP\/1\.1 431 /);
+    assert.match(text, /Content-Type: application\/problem\+json/i);
+    assert.equal(problemOf(text).status, 431);
+  });
+
+  it('answers malformed HTTP with a 400 problem', async () => {
+    const { text } = await exchange(port, 'GARBAGE\r\n\r\n');
+    assert.match(text, /^HTTP\/1\.1 400 /);
+    assert.equal(problemOf(text).status, 400);
+  });
+
+  it('cuts off a client that sends its head too slowly, and goes on serving others meanwhile', async () => {
+    const slow = exchange(port, `GET ${API}/ HTTP/1.1\r\nHost: x\r\n`); // and never the blank line
+    const others = await fetch(`http://127.0.0.1:${port}${API}/organizations`);
+    assert.equal(others.status, 200);
+    const { text, closedAfterMs } = await slow;
+    assert.ok(closedAfterMs >= 450 && closedAfterMs < 3000, `closed after ${closedAfterMs} ms`);
+    assert.match(text, /^HTTP\/1\.1 408 /);
+  });
+});
