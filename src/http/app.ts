@@ -15,6 +15,7 @@ import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
+import metrics from './plugins/external/metrics.ts';
 import healthRoutes from './routes/health.ts';
 import metaRoutes from './routes/meta.ts';
 import organizationRoutes from './routes/organizations.ts';
@@ -84,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   await app.register(healthRoutes, { stores: options.stores });
+  await app.register(metrics, { stores: options.stores });
   // The site root points at the API root, so a browser pointed at the host finds it.
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${API_PREFIX}/`, 302));
   return app;

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { HEALTH_PATHS } from '../../routes/health.ts';
+import { METRICS_PATH } from '../external/metrics.ts';
 import { API_PREFIX } from './links.ts';
 import { CODING_TAG_SUFFIX } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
@@ -24,7 +25,7 @@ export interface HttpCachingOptions {
   maxAge: number;
 }
 
-const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`, ...HEALTH_PATHS];
+const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`, ...HEALTH_PATHS, METRICS_PATH];
 
 export const isCacheableRequest = (request: FastifyRequest): boolean =>
   (request.method === 'GET' || request.method === 'HEAD') &&

@@ -60,13 +60,20 @@ export class ResponseCache {
     return { entries: this.entries.size, bytes: this.bytes };
   }
 
+  /** Lookups answered from the cache, and not, since the server started (for /metrics). */
+  hits = 0;
+  misses = 0;
+
   get(key: string): CachedResponse | undefined {
     const entry = this.entries.get(key);
-    if (entry !== undefined) {
-      // Most recently used last: Map keeps insertion order.
-      this.entries.delete(key);
-      this.entries.set(key, entry);
+    if (entry === undefined) {
+      this.misses++;
+      return undefined;
     }
+    this.hits++;
+    // Most recently used last: Map keeps insertion order.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
     return entry;
   }
 

@@ -1,0 +1,104 @@
+import fp from 'fastify-plugin';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StoreProvider } from '../../../store/store.ts';
+
+/** Where Prometheus scrapes: outside the versioned API, never cached. */
+export const METRICS_PATH = '/metrics';
+
+/** Request durations, in seconds: from a cache hit (well under a millisecond) to a slow export. */
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
+
+/**
+ * `/metrics` in Prometheus text format (prom-client): requests and their durations per route and
+ * status, the dataset served, the response cache, and the process (memory, event loop, GC). Routes
+ * are labelled by their pattern (`/api/hsds/v3/organizations/:id`), and anything unrouted as
+ * `unmatched`, so no request can add a series.
+ */
+export default fp<{ stores: StoreProvider }>(
+  async (app, { stores }) => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    const labelNames = ['method', 'route', 'status'] as const;
+    const requests = new Counter({ name: 'hsds_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
+    const durations = new Histogram({
+      name: 'hsds_http_request_duration_seconds',
+      help: 'Time from the request arriving to the response sent',
+      labelNames,
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    });
+    const cacheCounter = (name: string, help: string, read: (cache: { hits: number; misses: number }) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.reset();
+          if (app.responseCache !== undefined) this.inc(read(app.responseCache));
+        },
+      });
+    cacheCounter('hsds_response_cache_hits_total', 'Responses sent from the in-process response cache', (cache) => cache.hits);
+    cacheCounter('hsds_response_cache_misses_total', 'Cacheable requests the response cache did not hold', (cache) => cache.misses);
+    new Gauge({
+      name: 'hsds_response_cache_bytes',
+      help: 'Bytes held by the response cache',
+      registers: [registry],
+      collect() {
+        this.set(app.responseCache?.size.bytes ?? 0);
+      },
+    });
+    // Read by each dataset gauge as it is collected (prom-client collects them all at once).
+    const dataset = { version: '', publishedAt: 0, organizations: 0 };
+    const readDataset = async () => {
+      const lease = stores.acquire();
+      try {
+        const info = await lease.store.info();
+        Object.assign(dataset, { version: info.version, publishedAt: Date.parse(info.publishedAt) / 1000, organizations: info.organizations });
+      } catch {
+        Object.assign(dataset, { version: '', publishedAt: 0, organizations: 0 });
+      } finally {
+        lease.release();
+      }
+    };
+    new Gauge({
+      name: 'hsds_dataset_info',
+      help: 'The dataset served (1, labelled with its version; none while no dataset is loaded)',
+      labelNames: ['version'],
+      registers: [registry],
+      async collect() {
+        await readDataset();
+        this.reset();
+        if (dataset.version !== '') this.set({ version: dataset.version }, 1);
+      },
+    });
+    new Gauge({
+      name: 'hsds_dataset_published_timestamp_seconds',
+      help: 'When the dataset served was published',
+      registers: [registry],
+      async collect() {
+        await readDataset();
+        this.set(dataset.publishedAt);
+      },
+    });
+    new Gauge({
+      name: 'hsds_dataset_organizations',
+      help: 'Published organizations in the dataset served',
+      registers: [registry],
+      async collect() {
+        await readDataset();
+        this.set(dataset.organizations);
+      },
+    });
+
+    app.addHook('onResponse', async (request, reply) => {
+      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+      requests.inc(labels);
+      durations.observe(labels, reply.elapsedTime / 1000);
+    });
+
+    app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) =>
+      reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics()),
+    );
+  },
+  { name: 'metrics' },
+);
