@@ -90,10 +90,22 @@ export default fp<{ stores: StoreProvider }>(
       },
     });
 
-    app.addHook('onResponse', async (request, reply) => {
-      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
-      requests.inc(labels);
-      durations.observe(labels, reply.elapsedTime / 1000);
+    // The series of each (method, route, status), bound once: prom-client checks and hashes the
+    // labels on every unbound call, which took a third of a cached response's time.
+    const series = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
+    // A callback hook: Fastify runs it without making and awaiting a promise per response.
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      const key = `${request.method} ${reply.statusCode} ${route}`;
+      let bound = series.get(key);
+      if (bound === undefined) {
+        const labels = { method: request.method, route, status: String(reply.statusCode) };
+        bound = { count: requests.labels(labels), duration: durations.labels(labels) };
+        series.set(key, bound);
+      }
+      bound.count.inc();
+      bound.duration.observe(reply.elapsedTime / 1000);
+      done();
     });
 
     app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) =>
