@@ -74,6 +74,12 @@ export const CONFIG_OPTIONS = {
     help: 'MiB of finished responses kept in memory and sent again until the next publish (0 turns it off)',
     commands: ['serve'],
   },
+  'rate-limit': {
+    env: 'RATE_LIMIT',
+    default: '0',
+    help: 'requests per minute one client may send before getting 429s (0: no limit, as behind an edge cache)',
+    commands: ['serve'],
+  },
   'max-errors': { env: 'MAX_ERRORS', default: '50', help: 'stop after this many errors', commands: ['import', 'validate'] },
   strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
   progress: {
@@ -107,6 +113,8 @@ export interface ServeConfig {
   responseCacheBytes: number;
   /** Serve from PostgreSQL instead of the data directory. */
   database: (PostgresSettings & { migrate: boolean }) | undefined;
+  /** Requests per minute per client; 0: no limit. */
+  rateLimitPerMinute: number;
 }
 
 export interface ImportConfig {
@@ -247,6 +255,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     cacheMaxAge: parseCacheMaxAge(setting('cache-max-age')),
     responseCacheBytes: parseResponseCacheSize(setting('response-cache-size')),
     database: parseDatabase(setting),
+    rateLimitPerMinute: parseInteger('rate limit', setting('rate-limit'), 0, 1_000_000),
   };
 }
 

@@ -18,6 +18,7 @@ describe('configuration', () => {
       cacheMaxAge: 300,
       responseCacheBytes: 64 * 2 ** 20,
       database: undefined,
+      rateLimitPerMinute: 0,
     });
   });
 

@@ -65,6 +65,7 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
     logLevel: config.logLevel,
     cacheMaxAge: config.cacheMaxAge,
     responseCacheBytes: config.responseCacheBytes,
+    rateLimitPerMinute: config.rateLimitPerMinute,
   });
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
   closeWithGrace({ delay: 10_000 }, async ({ err }) => {

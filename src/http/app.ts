@@ -16,6 +16,7 @@ import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
 import metrics from './plugins/external/metrics.ts';
+import rateLimit from './plugins/external/rate-limit.ts';
 import healthRoutes from './routes/health.ts';
 import metaRoutes from './routes/meta.ts';
 import organizationRoutes from './routes/organizations.ts';
@@ -33,6 +34,8 @@ export interface AppOptions {
   cacheMaxAge?: number;
   /** Bytes the in-process response cache may hold; 0 turns it off. */
   responseCacheBytes?: number;
+  /** Requests per minute a client may send; 0 or unset: no limit. */
+  rateLimitPerMinute?: number;
   /** Milliseconds a client may take to send its request head (tests shorten it). */
   headersTimeoutMs?: number;
 }
@@ -61,6 +64,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First: every response, even a framework error, carries its request id and nosniff.
   await app.register(responseHeaders);
   app.addHook('onRequest', checkRequestLimits);
+  if ((options.rateLimitPerMinute ?? 0) > 0) await app.register(rateLimit, { perMinute: options.rateLimitPerMinute! });
   await app.register(openapi);
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });
   // Before problems: a CORS preflight is answered here, not as a plain OPTIONS.

@@ -1,0 +1,29 @@
+import fp from 'fastify-plugin';
+import rateLimit from '@fastify/rate-limit';
+import { HEALTH_PATHS } from '../../routes/health.ts';
+import { METRICS_PATH } from './metrics.ts';
+
+/** A client's error: Fastify's error handler turns it into a 429 problem (see problems.ts). */
+class TooManyRequests extends Error {
+  readonly statusCode = 429;
+}
+
+/**
+ * An optional limit of requests per client (by address, or X-Forwarded-For with --trust-proxy) per
+ * minute. Off by default: an edge cache in front answers most requests, and would otherwise be the
+ * one "client" limited. Probes and metrics are never limited.
+ */
+export default fp<{ perMinute: number }>(
+  async (app, { perMinute }) => {
+    const unlimited = new Set([...HEALTH_PATHS, METRICS_PATH]);
+    await app.register(rateLimit, {
+      max: perMinute,
+      timeWindow: 60_000,
+      hook: 'onRequest',
+      allowList: (request) => unlimited.has(request.url.split('?')[0]!),
+      errorResponseBuilder: (_request, context) =>
+        new TooManyRequests(`This client sent more than ${context.max} requests in a minute. Try again in ${context.after}.`),
+    });
+  },
+  { name: 'rate-limit' },
+);
