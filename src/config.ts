@@ -138,11 +138,6 @@ function parseBoolean(name: string, value: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
-function parsePort(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new ConfigError(`port must be an integer from 0 to 65535, got "${value}"`);
-  return port;
-}
 
 function parseBaseUrl(value: string): string | undefined {
   if (value === '') return undefined;
@@ -169,6 +164,7 @@ function parseDatabaseUrl(value: string, name = 'database URL'): string {
   return value;
 }
 
+/** A whole number in a range; `unit` names it in the message (" number of seconds"). */
 function parseInteger(name: string, value: string, minimum: number, maximum: number, unit = ''): number {
   const number = Number(value);
   if (!/^\d+$/.test(value) || number < minimum || number > maximum) throw new ConfigError(`${name} must be an integer${unit} from ${minimum} to ${maximum}, got "${value}"`);
@@ -192,23 +188,8 @@ function parseDatabase(setting: (name: OptionName) => string) {
   };
 }
 
-function parseMaxErrors(value: string): number {
-  const count = Number(value);
-  if (!/^\d+$/.test(value) || count < 1 || count > 100_000) throw new ConfigError(`max errors must be an integer from 1 to 100000, got "${value}"`);
-  return count;
-}
 
-function parseCacheMaxAge(value: string): number {
-  const seconds = Number(value);
-  if (!/^\d+$/.test(value) || seconds > 31_536_000) throw new ConfigError(`cache max age must be an integer number of seconds from 0 to 31536000, got "${value}"`);
-  return seconds;
-}
 
-function parseResponseCacheSize(value: string): number {
-  const mebibytes = Number(value);
-  if (!/^\d+$/.test(value) || mebibytes > 65_536) throw new ConfigError(`response cache size must be an integer number of MiB from 0 to 65536, got "${value}"`);
-  return mebibytes * 2 ** 20;
-}
 
 function parseProgress(value: string, isTerminal: boolean): ProgressMode {
   if (value === 'auto') return isTerminal ? 'bar' : 'lines';
@@ -245,15 +226,15 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
   const logLevel = setting('log-level');
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
   return {
-    port: parsePort(setting('port')),
+    port: parseInteger('port', setting('port'), 0, 65_535),
     host: setting('host'),
     dataDir: resolve(setting('data-dir')),
     publicBaseUrl: parseBaseUrl(setting('public-base-url')),
     trustProxy: parseBoolean('trust proxy', setting('trust-proxy')),
     logLevel,
     progress: parseProgress(setting('progress'), isTerminal),
-    cacheMaxAge: parseCacheMaxAge(setting('cache-max-age')),
-    responseCacheBytes: parseResponseCacheSize(setting('response-cache-size')),
+    cacheMaxAge: parseInteger('cache max age', setting('cache-max-age'), 0, 31_536_000, ' number of seconds'),
+    responseCacheBytes: parseInteger('response cache size', setting('response-cache-size'), 0, 65_536, ' number of MiB') * 2 ** 20,
     database: parseDatabase(setting),
     rateLimitPerMinute: parseInteger('rate limit', setting('rate-limit'), 0, 1_000_000),
   };
@@ -264,7 +245,7 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
   if (positionals.length === 0) throw new ConfigError(`${command} needs at least one source (a file or directory)`);
   return {
     dataDir: resolve(command === 'import' ? setting('data-dir') : CONFIG_OPTIONS['data-dir'].default),
-    maxErrors: parseMaxErrors(setting('max-errors')),
+    maxErrors: parseInteger('max errors', setting('max-errors'), 1, 100_000),
     strict: parseBoolean('strict', setting('strict')),
     progress: parseProgress(setting('progress'), isTerminal),
     sources: positionals,

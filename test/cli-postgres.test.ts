@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { NATIVE_EXAMPLE } from './helpers/imports.ts';
-import { postgresSuite, temporaryDatabase, waitFor } from './helpers/postgres.ts';
+import { postgresSuite, temporaryDatabase } from './helpers/postgres.ts';
+import { freePort, waitFor } from './helpers/wait.ts';
 
 const BIN = new URL('../bin/hsds-org-api.js', import.meta.url).pathname;
 
@@ -12,13 +12,6 @@ function cli(...args: string[]) {
   return { code: run.status, stderr: run.stderr };
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('the hsds-org-api command on PostgreSQL', postgresSuite, () => {
   let database: Awaited<ReturnType<typeof temporaryDatabase>>;

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { temporaryDirectory } from './helpers/app.ts';
 import { NATIVE_EXAMPLE } from './helpers/imports.ts';
+import { freePort, waitFor } from './helpers/wait.ts';
 
 const BIN = new URL('../bin/hsds-org-api.js', import.meta.url).pathname;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('shutting down', () => {
   it('on SIGTERM completes a response already under way, stops listening, and exits 0', async () => {
@@ -25,11 +18,7 @@ describe('shutting down', () => {
       const server = spawn(process.execPath, [BIN, 'serve', '--data-dir', data.path, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'silent'], { stdio: 'ignore' });
       const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
       const origin = `http://127.0.0.1:${port}`;
-      for (let attempt = 0; ; attempt++) {
-        if ((await fetch(`${origin}/healthz`).catch(() => undefined))?.status === 200) break;
-        assert.ok(attempt < 300, 'the server started');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitFor(async () => (await fetch(`${origin}/healthz`).catch(() => undefined))?.status === 200, 15_000, 'the server');
       // The signal comes once the response has begun.
       const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
         const outgoing = request(`${origin}/api/hsds/v3/organizations?format=ndjson`, (response) => {

@@ -83,8 +83,8 @@ function* wordVectors(lines: Iterable<{ position: number; title: string; body: s
 
 /** The live generation, if any: its id and what it holds. */
 async function liveGeneration(client: pg.ClientBase) {
-  const rows = await client.query<{ generation: string | null; previous: string | null; version: string | null; published_at: string | null; format: number | null }>(
-    'SELECT l.generation, l.previous, g.version, g.published_at, g.format FROM hsds.live l LEFT JOIN hsds.generations g ON g.id = l.generation',
+  const rows = await client.query<{ generation: string | null; version: string | null; published_at: string | null; format: number | null }>(
+    'SELECT l.generation, g.version, g.published_at, g.format FROM hsds.live l LEFT JOIN hsds.generations g ON g.id = l.generation',
   );
   return rows.rows[0]!;
 }

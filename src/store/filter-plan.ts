@@ -1,4 +1,3 @@
-import { queryWords } from './search-text.ts';
 import type { OrganizationFilter, TaxonomyRef, TaxonomyTermRef } from './store.ts';
 
 /**
@@ -67,11 +66,12 @@ export function simplifiedFilter(filter: OrganizationFilter, range: ModifiedRang
 }
 
 /**
- * A search for one word and nothing else: its total is the stored count of organizations holding the
- * word (organization_word_counts, in either backend), not a count of matches.
+ * A search (`words` as queryWords made them) for one word and nothing else: its total is the stored
+ * count of organizations holding the word (organization_word_counts, in either backend), not a
+ * count of matches.
  */
-export const isOneWordSearch = (filter: OrganizationFilter, membership: Membership | undefined): boolean =>
-  filter.search !== undefined && queryWords(filter.search).length === 1 && membership === undefined && filter.modifiedSince === undefined;
+export const isOneWordSearch = (words: readonly string[], filter: OrganizationFilter, membership: Membership | undefined): boolean =>
+  words.length === 1 && membership === undefined && filter.modifiedSince === undefined;
 
 export interface TermLookups {
   byId(id: string): Promise<TermRow | undefined>;

@@ -112,7 +112,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
           where: [...memberCondition('organizations_text.rowid'), ...modified],
           params: [...memberParams, ...modifiedParams],
         }),
-        length: isOneWordSearch(filter, membership) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: text.words } : undefined,
+        length: isOneWordSearch(text.words, filter, membership) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: text.words } : undefined,
       };
     }
     if (membership !== undefined) {

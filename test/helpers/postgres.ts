@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { waitFor } from './wait.ts';
+
+export { waitFor };
 import type { DatasetInput } from '../../src/hsds/records.ts';
 import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
 import type { BuildOptions } from '../../src/publish/build.ts';
@@ -59,15 +62,6 @@ export const testSettings = (url: string, overrides: Partial<PostgresSettings> =
   ...overrides,
 });
 
-/** Resolves when `condition` holds, checking every few milliseconds; rejects after `timeoutMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<number> {
-  const started = performance.now();
-  while (!(await condition())) {
-    if (performance.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return performance.now() - started;
-}
 
 export const quietLog = { info: () => {}, error: () => {} };
 

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './wait.ts';
 
 /**
  * A PostgreSQL server of a test's own (initdb in a temporary directory, on a free port), for tests
@@ -27,13 +27,6 @@ function binaries(): string | undefined {
 
 export const privateClusterAvailable = (): boolean => binaries() !== undefined;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function privateCluster(primaryUrl?: string): Promise<PrivateCluster> {
   const bin = binaries();

@@ -12,6 +12,7 @@ import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory, useTestApp } from '../helpers/app.ts';
 import type { ValidatorName } from '../helpers/hsds-schemas.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
+import { waitFor } from '../helpers/wait.ts';
 
 const lines = (text: string): any[] => {
   assert.ok(text.endsWith('\n'), 'every line ends with a newline');
@@ -161,11 +162,3 @@ describe('format=ndjson over a real connection', () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

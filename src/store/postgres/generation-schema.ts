@@ -31,11 +31,11 @@ export const LIST_LENGTHS_TABLE = 'list_lengths (list text NOT NULL, key integer
 
 /** Filled after the load, from the membership tables. */
 export const fillListLengths = (schema: string): string =>
-  ['organization_terms:term', 'organization_taxonomies:taxonomy']
-    .map((pair) => {
-      const [table, group] = pair.split(':');
-      return `INSERT INTO ${schema}.list_lengths SELECT '${table}', ${group}_position, max(position_in_${group}) FROM ${schema}.${table} GROUP BY ${group}_position;`;
-    })
+  [
+    ['organization_terms', 'term'],
+    ['organization_taxonomies', 'taxonomy'],
+  ]
+    .map(([table, group]) => `INSERT INTO ${schema}.list_lengths SELECT '${table}', ${group}_position, max(position_in_${group}) FROM ${schema}.${table} GROUP BY ${group}_position;`)
     .join('\n');
 
 export type GenerationTable = keyof typeof GENERATION_TABLES;

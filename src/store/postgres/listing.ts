@@ -32,8 +32,16 @@ export class PgListingRunner {
     this.pool = pool;
   }
 
+  /** Each SQL text as sent ($n placeholders), made once: a generation's SQL texts are few. */
+  private readonly numberedSql = new Map<string, string>();
+
   async rows<Row extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<Row[]> {
-    return query<Row>(this.pool(), numbered(sql), params);
+    let text = this.numberedSql.get(sql);
+    if (text === undefined) {
+      text = numbered(sql);
+      this.numberedSql.set(sql, text);
+    }
+    return query<Row>(this.pool(), text, params);
   }
 
   private static where(listing: PgListing, extra: string[] = []): string {

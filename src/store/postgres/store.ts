@@ -59,12 +59,19 @@ class PostgresBackend implements ListingBackend<unknown> {
   private readonly facts: GenerationFacts;
   private readonly schema: string;
   private readonly runner: PgListingRunner;
+  private readonly itemSql: Record<ItemKind, string>;
   readonly terms: TermLookups;
 
   constructor(pool: () => pg.Pool, facts: GenerationFacts) {
     this.facts = facts;
     this.schema = generationSchema(facts.generation);
     this.runner = new PgListingRunner(pool);
+    this.itemSql = {
+      organization: `SELECT d.json FROM ${this.table('organizations')} o JOIN ${this.table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`,
+      organizationIdByNativeId: `SELECT id AS json FROM ${this.table('organizations')} WHERE external_id = ?`,
+      taxonomy: `SELECT json FROM ${this.table('taxonomies')} WHERE id = ?`,
+      taxonomyTerm: `SELECT detail_json AS json FROM ${this.table('taxonomy_terms')} WHERE id = ?`,
+    };
     const termRef = `SELECT t.id, x.id AS "taxonomyId", t.position, t.taxonomy_position FROM ${this.table('taxonomy_terms')} t
       JOIN ${this.table('taxonomies')} x ON x.position = t.taxonomy_position`;
     const one = async (sql: string, params: unknown[]) => (await this.runner.rows<TermRow>(sql, params))[0];
@@ -141,7 +148,7 @@ class PostgresBackend implements ListingBackend<unknown> {
       const from = `${this.table('organizations_text')} x${filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = x.position`}`;
       return {
         ...searchListing<unknown>(base, from, 'x.position', text, { where: [...memberCondition('x.position'), ...modified], params: [...memberParams, ...modifiedParams] }),
-        length: isOneWordSearch(filter, membership)
+        length: isOneWordSearch(text.words, filter, membership)
           ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: text.words }
           : undefined,
       };
@@ -174,13 +181,7 @@ class PostgresBackend implements ListingBackend<unknown> {
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
-    const sql: Record<ItemKind, string> = {
-      organization: `SELECT d.json FROM ${this.table('organizations')} o JOIN ${this.table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`,
-      organizationIdByNativeId: `SELECT id AS json FROM ${this.table('organizations')} WHERE external_id = ?`,
-      taxonomy: `SELECT json FROM ${this.table('taxonomies')} WHERE id = ?`,
-      taxonomyTerm: `SELECT detail_json AS json FROM ${this.table('taxonomy_terms')} WHERE id = ?`,
-    };
-    return (await this.runner.rows<{ json: string }>(sql[kind], [key]))[0]?.json;
+    return (await this.runner.rows<{ json: string }>(this.itemSql[kind], [key]))[0]?.json;
   }
 
   /** The pools belong to the provider (live.ts), which ends them. */
