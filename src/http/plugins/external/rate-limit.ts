@@ -19,11 +19,14 @@ export default fp<{ perMinute: number }>(
     await app.register(rateLimit, {
       max: perMinute,
       timeWindow: 60_000,
-      hook: 'onRequest',
+      // Not per route: a route's own hooks run after the app's, so the response cache would answer
+      // first and its hits would never be counted. One app-wide hook, here, counts every request.
+      global: false,
       allowList: (request) => unlimited.has(request.url.split('?')[0]!),
       errorResponseBuilder: (_request, context) =>
         new TooManyRequests(`This client sent more than ${context.max} requests in a minute. Try again in ${context.after}.`),
     });
+    app.addHook('onRequest', app.rateLimit());
   },
   { name: 'rate-limit' },
 );
