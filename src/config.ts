@@ -80,6 +80,12 @@ export const CONFIG_OPTIONS = {
     help: 'requests per minute one client may send before getting 429s (0: no limit, as behind an edge cache)',
     commands: ['serve'],
   },
+  'shutdown-timeout': {
+    env: 'SHUTDOWN_TIMEOUT',
+    default: '10',
+    help: 'seconds responses under way may take to finish after SIGTERM/SIGINT before the process exits anyway (with code 1)',
+    commands: ['serve'],
+  },
   'max-errors': { env: 'MAX_ERRORS', default: '50', help: 'stop after this many errors', commands: ['import', 'validate'] },
   strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
   progress: {
@@ -115,6 +121,8 @@ export interface ServeConfig {
   database: (PostgresSettings & { migrate: boolean }) | undefined;
   /** Requests per minute per client; 0: no limit. */
   rateLimitPerMinute: number;
+  /** How long responses under way may take to finish once a shutdown begins. */
+  shutdownTimeoutMs: number;
 }
 
 export interface ImportConfig {
@@ -237,6 +245,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     responseCacheBytes: parseInteger('response cache size', setting('response-cache-size'), 0, 65_536, ' number of MiB') * 2 ** 20,
     database: parseDatabase(setting),
     rateLimitPerMinute: parseInteger('rate limit', setting('rate-limit'), 0, 1_000_000),
+    shutdownTimeoutMs: parseInteger('shutdown timeout', setting('shutdown-timeout'), 1, 3600, ' number of seconds') * 1000,
   };
 }
 

@@ -19,6 +19,7 @@ describe('configuration', () => {
       responseCacheBytes: 64 * 2 ** 20,
       database: undefined,
       rateLimitPerMinute: 0,
+      shutdownTimeoutMs: 10_000,
     });
   });
 
@@ -58,6 +59,12 @@ describe('configuration', () => {
     assert.equal(loadConfig(['--cache-max-age', '0'], {}).cacheMaxAge, 0);
     assert.equal(loadConfig([], { CACHE_MAX_AGE: '60' }).cacheMaxAge, 60);
     for (const value of ['-1', '1.5', 'ten', '99999999']) assert.throws(() => loadConfig([`--cache-max-age=${value}`], {}), /cache max age/);
+  });
+
+  it('reads the shutdown timeout in seconds, and refuses none at all', () => {
+    assert.equal(loadConfig(['--shutdown-timeout', '30'], {}).shutdownTimeoutMs, 30_000);
+    assert.equal(loadConfig([], { SHUTDOWN_TIMEOUT: '2' }).shutdownTimeoutMs, 2000);
+    for (const value of ['0', '-1', '0.5', 'soon']) assert.throws(() => loadConfig([`--shutdown-timeout=${value}`], {}), /shutdown timeout/);
   });
 
   it('reads environment variables, and flags win over them', () => {

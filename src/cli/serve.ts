@@ -68,7 +68,9 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
     rateLimitPerMinute: config.rateLimitPerMinute,
   });
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
-  closeWithGrace({ delay: 10_000 }, async ({ err }) => {
+  const onTimeout = () => app.log.error(`responses still under way after ${config.shutdownTimeoutMs / 1000} s: exiting without them`);
+  // Stops listening at once, lets responses under way finish, then closes the store.
+  closeWithGrace({ delay: config.shutdownTimeoutMs, onTimeout }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
   });

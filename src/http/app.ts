@@ -10,7 +10,7 @@ import responseCache from './plugins/app/response-cache.ts';
 import compression from './plugins/app/compression.ts';
 import responseHeaders from './plugins/app/response-headers.ts';
 import { requestId } from './request-id.ts';
-import { checkRequestLimits, clientErrorHandler, createLimitedServer } from './limits.ts';
+import { checkRequestLimits, clientErrorHandler, closeConnectionsAsTheyIdle, createLimitedServer } from './limits.ts';
 import storePlugin from './plugins/app/store.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
@@ -64,6 +64,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First: every response, even a framework error, carries its request id and nosniff.
   await app.register(responseHeaders);
   app.addHook('onRequest', checkRequestLimits);
+  app.addHook('preClose', (done) => {
+    closeConnectionsAsTheyIdle(app.server);
+    done();
+  });
   if ((options.rateLimitPerMinute ?? 0) > 0) await app.register(rateLimit, { perMinute: options.rateLimitPerMinute! });
   await app.register(openapi);
   await app.register(links, { publicBaseUrl: options.publicBaseUrl });

@@ -27,6 +27,21 @@ export function createLimitedServer(handler: RequestListener, headersTimeoutMs =
   return server;
 }
 
+/** How often a closing server looks for connections that have become idle. */
+const CLOSING_SWEEP_MS = 100;
+
+/**
+ * Once a server stops listening, closes each kept-alive connection as soon as its response under way
+ * ends. Node closes only those idle at that moment; the others would stay open, idle, for the whole
+ * keep-alive time, and the shutdown would wait for them.
+ */
+export function closeConnectionsAsTheyIdle(server: Server): void {
+  if (!server.listening) return;
+  const sweep = setInterval(() => server.closeIdleConnections(), CLOSING_SWEEP_MS);
+  sweep.unref();
+  server.once('close', () => clearInterval(sweep));
+}
+
 /** An onRequest hook: a URL too long, or a body on a GET or HEAD, ends the request here. */
 export async function checkRequestLimits(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   if (request.url.length > MAX_URL_LENGTH) {
