@@ -13,7 +13,7 @@
  * same seed and the same data give byte-identical files. Output is streamed with back-pressure:
  * memory does not grow with --organizations.
  *
- * Usage: node bench/generate-synthetic.ts [--organizations N] [--seed S] --out DIR
+ * Usage: node bench/generate-synthetic.ts [--organizations N] [--seed S] [--name-suffix TEXT] --out DIR
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, mkdirSync, readdirSync, statSync } from 'node:fs';
@@ -25,7 +25,7 @@ import { parse } from 'csv-parse';
 import { runMain } from './lib/run.ts';
 import type { Readable, Writable } from 'node:stream';
 
-const USAGE = `Usage: node bench/generate-synthetic.ts [--organizations N] [--seed S] --out DIR
+const USAGE = `Usage: node bench/generate-synthetic.ts [--organizations N] [--seed S] [--name-suffix TEXT] --out DIR
 
 Writes DIR/organizations.csv and DIR/organization_tags.csv (native format), deterministic for a given
 seed and data/ directory.
@@ -33,6 +33,8 @@ seed and data/ directory.
 Options:
   --organizations N   number of organizations (default 2000000)
   --seed S            PRNG seed, an integer from 0 to 4294967295 (default 1)
+  --name-suffix TEXT  appended to every organization's name: a second edition of the same dataset,
+                      told apart from the first in every response (bench/faults.ts)
   --out DIR           output directory (created when missing; existing files are overwritten)
   --help              print this help`;
 
@@ -477,7 +479,7 @@ class ChunkWriter {
   }
 }
 
-async function generate(model: Model, n: number, seed: number, outDir: string, onProgress: (counts: Counts) => void): Promise<Counts> {
+async function generate(model: Model, n: number, seed: number, nameSuffix: string, outDir: string, onProgress: (counts: Counts) => void): Promise<Counts> {
   const random = new Random(seed);
   const parents = new ParentPicker(n, seed);
   const organizations = new ChunkWriter(createWriteStream(join(outDir, 'organizations.csv'), { highWaterMark: 1 << 20 }));
@@ -532,7 +534,7 @@ async function generate(model: Model, n: number, seed: number, outDir: string, o
     }
 
     const line =
-      `${id},${csvField(name)},${status},${csvField(alternateName)},${csvField(description)},${email},${website},` +
+      `${id},${csvField(name + nameSuffix)},${status},${csvField(alternateName)},${csvField(description)},${email},${website},` +
       `${csvField(taxStatus)},${taxId},${year},${legalStatus},,${parentId}\n`;
     counts.organizations++;
     const wait = organizations.add(line);
@@ -588,6 +590,7 @@ async function main(): Promise<number> {
       options: {
         organizations: { type: 'string', default: '2000000' },
         seed: { type: 'string', default: '1' },
+        'name-suffix': { type: 'string', default: '' },
         out: { type: 'string' },
         help: { type: 'boolean', default: false },
       },
@@ -635,7 +638,7 @@ async function main(): Promise<number> {
     const line = `generating: ${counts.organizations.toLocaleString('en-US')} / ${n.toLocaleString('en-US')} organizations (${percent} %), ${((now - started) / 1000).toFixed(1)} s`;
     process.stderr.write(tty ? `\r${line}\x1b[K` : `${line}\n`);
   };
-  const counts = await generate(model, n, seed, outDir, onProgress);
+  const counts = await generate(model, n, seed, options['name-suffix'], outDir, onProgress);
   if (tty) process.stderr.write('\r\x1b[K');
   const seconds = (performance.now() - started) / 1000;
 

@@ -10,20 +10,16 @@
  * answered from the store. The NDJSON export is read whole by one client. The server's resident
  * memory is sampled throughout. Prints a table and writes bench/results/http-<time>.json.
  */
-import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NODE_FLAGS } from '../bin/node-flags.js';
-import pg from 'pg';
-import { GENERATION_FORMAT } from '../src/store/postgres/generation-schema.ts';
-import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
 import { fetchRaw, load, waitUntilUp } from './lib/load.ts';
 import type { LoadResult, RawResponse } from './lib/load.ts';
-import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, runNode, writeResults } from './lib/run.ts';
-import { syntheticDataset } from './lib/synthetic.ts';
+import { describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, writeResults } from './lib/run.ts';
+import { API, servedSynthetic, servedSyntheticPostgres, startNode, startServer, warmPageCache, warmPostgres } from './lib/served.ts';
+import type { Served } from './lib/served.ts';
 import { SCENARIOS, collectSamples } from './lib/http-scenarios.ts';
 import type { Samples, Scenario, ServerKind } from './lib/http-scenarios.ts';
 
@@ -46,133 +42,14 @@ Options:
   --cold              do not read the snapshot file into the OS page cache first
   --help              print this help`;
 
-const API = '/api/hsds/v3';
 const PORT = 18_000 + (process.pid % 1000);
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const BASELINE_PORT = PORT + 1;
 const NDJSON_TARGET = 100_000;
 const RSS_TARGET_MIB = 250;
 
-interface Server {
-  pid: number;
-  stop: () => Promise<void>;
-  /** Largest VmRSS seen while it ran, in bytes. */
-  rssMax: () => number;
-}
-
-async function startNode(args: string[], readyUrl: string): Promise<Server> {
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'ignore', 'inherit'] });
-  let rssMax = 0;
-  const sampler = setInterval(() => {
-    try {
-      rssMax = Math.max(rssMax, residentMemory(child.pid!).rss);
-    } catch {
-      // exited
-    }
-  }, 100);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await waitUntilUp(readyUrl);
-  return {
-    pid: child.pid!,
-    rssMax: () => rssMax,
-    stop: async () => {
-      clearInterval(sampler);
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-/** What the server serves: a data directory, or a PostgreSQL database. */
-type Served = { dataDir: string } | { databaseUrl: string };
-
-const startServer = (served: Served, kind: ServerKind) =>
-  startNode(
-    [
-      'src/cli.ts',
-      'serve',
-      ...('dataDir' in served ? ['--data-dir', served.dataDir] : ['--database-url', served.databaseUrl]),
-      '--port',
-      String(PORT),
-      '--host',
-      '127.0.0.1',
-      '--log-level',
-      'warn',
-      ...(kind === 'uncached' ? ['--response-cache-size', '0'] : []),
-    ],
-    `${ORIGIN}${API}/`,
-  );
-
-/** The synthetic dataset, published into bench/.cache/ once per size, seed and snapshot format. */
-async function servedSynthetic(organizations: number, seed: number): Promise<string> {
-  const dataDir = join(CACHE_DIR, `served-${organizations}-${seed}-format${SNAPSHOT_FORMAT}`);
-  if (existsSync(join(dataDir, 'current'))) {
-    log(`Serving the published dataset in ${relative(REPO, dataDir)}.`);
-    return dataDir;
-  }
-  const dataset = await syntheticDataset(organizations, seed);
-  log(`Publishing it into ${relative(REPO, dataDir)} ...`);
-  rmSync(dataDir, { recursive: true, force: true });
-  const sources = ['data/ntee/ntee_codes.csv', 'data/open-eligibility/open_eligibility_v2_terms.csv', relative(REPO, dataset.directory)];
-  const run = await runNode(['src/cli.ts', 'import', '--data-dir', dataDir, '--progress', 'none', ...sources]);
-  if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
-  return dataDir;
-}
-
-/**
- * The synthetic dataset, published to a PostgreSQL database of its own (named after size, seed and
- * formats) once. The import's figures are kept in bench/results/ like the others.
- */
-async function servedSyntheticPostgres(serverUrl: string, organizations: number, seed: number): Promise<string> {
-  const name = `hsds_bench_${organizations}_${seed}_f${SNAPSHOT_FORMAT}_g${GENERATION_FORMAT}`;
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
-    if (exists) {
-      const client = new pg.Client({ connectionString: url.href });
-      await client.connect();
-      const live = await client.query("SELECT to_regclass('hsds.live') IS NOT NULL AND (SELECT generation FROM hsds.live) IS NOT NULL AS published").catch(() => ({ rows: [{ published: false }] }));
-      await client.end();
-      if (live.rows[0]!.published) {
-        log(`Serving the published dataset in PostgreSQL database ${name}.`);
-        return url.href;
-      }
-      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-    }
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const dataset = await syntheticDataset(organizations, seed);
-  log(`Publishing it into PostgreSQL database ${name} ...`);
-  const sources = ['data/ntee/ntee_codes.csv', 'data/open-eligibility/open_eligibility_v2_terms.csv', relative(REPO, dataset.directory)];
-  const run = await runNode(['src/cli.ts', 'import', '--database-url', url.href, '--migrate', '--progress', 'none', ...sources]);
-  if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
-  log(`Published in ${run.wallSeconds.toFixed(0)} s, peak RSS ${((run.peakRssBytes ?? 0) / MIB).toFixed(0)} MiB.`);
-  return url.href;
-}
-
-/** Reads the live generation's tables into the OS page cache (pg_prewarm), as warmPageCache does for SQLite. */
-async function warmPostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
-    const started = performance.now();
-    const { rows } = await client.query(
-      `SELECT sum(pg_prewarm(c.oid, 'read'))::bigint AS blocks FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'hsds_g' || (SELECT generation FROM hsds.live) AND c.relkind IN ('r', 'i', 't')`,
-    );
-    log(`Read ${((Number(rows[0].blocks) * 8192) / MIB).toFixed(0)} MiB of the live generation into the page cache in ${((performance.now() - started) / 1000).toFixed(1)} s.`);
-  } catch (error) {
-    log(`Could not prewarm (${(error as Error).message}); measuring cold.`);
-  } finally {
-    await client.end();
-  }
-}
+const startUnderBench = (served: Served, kind: ServerKind) =>
+  startServer(served, PORT, kind === 'uncached' ? ['--response-cache-size', '0'] : []);
 
 interface ScenarioResult extends LoadResult {
   name: string;
@@ -231,17 +108,6 @@ async function withBaseline<T>(recorded: RawResponse, use: (origin: string) => P
     await server.stop();
     rmSync(directory, { recursive: true, force: true });
   }
-}
-
-/**
- * Reads the served snapshot once, so the OS keeps it in its page cache, as it does for a server that
- * has been answering for a while; on a machine with less free memory than the file, part of every
- * scenario is disk reads (see --cold).
- */
-async function warmPageCache(dataDir: string): Promise<void> {
-  const file = join(dataDir, 'snapshots', readFileSync(join(dataDir, 'current'), 'utf8').trim());
-  log(`Reading ${relative(REPO, file)} into the page cache ...`);
-  for await (const chunk of createReadStream(file, { highWaterMark: 4 * MIB })) void chunk;
 }
 
 /** Reads the whole NDJSON export as fast as one client can, counting lines. */
@@ -336,7 +202,7 @@ async function main(): Promise<number> {
     const exportHere = kind === 'uncached' && wanted('ndjson');
     if (scenarios.length === 0 && !exportHere) continue;
     log(`\nServer with the response cache ${kind === 'cached' ? 'on' : 'off'}`);
-    const server = await startServer(served, kind);
+    const server = await startUnderBench(served, kind);
     try {
       samples ??= await collectSamples(ORIGIN);
       for (const scenario of scenarios) {

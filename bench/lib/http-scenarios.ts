@@ -45,7 +45,7 @@ const SEARCHES = [
 const SEARCH_PAGES = 5;
 
 /** mulberry32: small, seeded, good enough to spread requests. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

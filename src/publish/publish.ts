@@ -126,7 +126,8 @@ function collectGarbage(dataDir: string, keep: readonly (string | undefined)[]):
   }
   const directory = snapshotsPath(dataDir);
   for (const name of readdirSync(directory)) {
-    const stale = name.endsWith(BUILDING_SUFFIX) || (name.endsWith(SNAPSHOT_SUFFIX) && !keep.includes(name));
+    // A build's own files and SQLite's beside them (`.building-journal`, `-wal`, `-shm`).
+    const stale = name.includes(BUILDING_SUFFIX) || (name.endsWith(SNAPSHOT_SUFFIX) && !keep.includes(name));
     if (stale) rmSync(join(directory, name), { force: true });
   }
 }
