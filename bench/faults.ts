@@ -55,6 +55,8 @@ const SECOND_EDITION = ' (second edition)';
 /** What browsers and CDNs send. */
 const LOAD_ENCODING = 'br, gzip';
 const RSS_GROWTH_TARGET = 0.1;
+/** An event-loop delay worth listing (ms). */
+const STALL_MS = 500;
 /** Requests compared byte for byte before and after each fault. */
 const REFERENCE_REQUESTS = 40;
 /** Kinds of request whose bodies name organizations, and so show their edition. */
@@ -117,6 +119,25 @@ async function differences(reference: Map<string, string>): Promise<string[]> {
 async function currentSamples(context: Context): Promise<Samples> {
   const response = await fetchRaw(`${ORIGIN}${API}/organizations`, { 'accept-encoding': LOAD_ENCODING });
   return { ...context.samples, etag: response.headers.etag! };
+}
+
+/**
+ * The server's longest event-loop stall in each second (its /metrics, read once a second): a stall
+ * holds up every connection at once.
+ */
+function watchEventLoop(): { samples: { at: number; maxMs: number }[]; stop: () => void } {
+  const samples: { at: number; maxMs: number }[] = [];
+  let stopped = false;
+  void (async () => {
+    while (!stopped) {
+      const sentAt = performance.now();
+      const text = await fetchRaw(`${ORIGIN}/metrics`).then((response) => response.body.toString(), () => '');
+      const max = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+      if (max !== null) samples.push({ at: sentAt, maxMs: Number(max[1]) * 1000 });
+      await sleep(Math.max(0, 1000 - sinceMs(sentAt)));
+    }
+  })();
+  return { samples, stop: () => (stopped = true) };
 }
 
 /** Resident memory of a process once a second, from now. */
@@ -408,7 +429,14 @@ async function main(): Promise<number> {
   const reports: PhaseReport[] = [];
   for (const phase of PHASES.filter((name) => phases.includes(name))) {
     log(`\n${phase} ...`);
+    const phaseStarted = performance.now();
+    const eventLoop = watchEventLoop();
     const report = await run[phase](context);
+    eventLoop.stop();
+    const offset = (at: number) => Math.round(at - phaseStarted) / 1000;
+    report.eventLoopMaxMs = Math.max(0, ...eventLoop.samples.map((sample) => sample.maxMs));
+    report.stalls = eventLoop.samples.filter((sample) => sample.maxMs >= STALL_MS).map((sample) => ({ second: offset(sample.at), maxMs: Math.round(sample.maxMs) }));
+    for (const error of [...(report.load?.errorSamples ?? []), ...(report.load?.slowSamples ?? [])]) error.at = offset(error.at);
     log(`  ${report.met ? 'ok' : 'FAILED'}: ${report.summary}`);
     if (report.errors > 0 && report.load !== undefined) log(`  errors, e.g.: ${report.load.errorSamples.map((error) => error.what).join(' | ')}`);
     reports.push(report);

@@ -121,7 +121,7 @@ export interface MixedLoadOptions {
 }
 
 export interface LoadError {
-  /** performance.now() when it happened. */
+  /** performance.now() when it happened (in reports: seconds into the phase). */
   at: number;
   what: string;
 }
@@ -137,6 +137,8 @@ export interface MixedLoadResult {
   errors: number;
   /** The first errors of each kind, with their times. */
   errorSamples: LoadError[];
+  /** The first answers that took longer than SLOW_MS, with their times. */
+  slowSamples: LoadError[];
   /** Answers per kind of request. */
   kinds: Record<string, number>;
   statuses: Record<string, number>;
@@ -150,6 +152,8 @@ export interface MixedLoad {
 }
 
 const ERROR_SAMPLES = 20;
+/** An answer worth listing (ms): far beyond the p99 of any load here. */
+const SLOW_MS = 2000;
 
 interface Context {
   drawn?: Drawn;
@@ -165,11 +169,13 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
   const errors: LoadError[] = [];
   const errorSamples: LoadError[] = [];
   const sampled = new Set<string>();
+  const slowSamples: LoadError[] = [];
   const started = performance.now();
   const fail = (what: string) => {
     const at = performance.now();
     errors.push({ at, what });
-    const key = what.slice(0, 60);
+    // Timeouts are each listed (up to the limit): when they happen tells what held them up.
+    const key = what.startsWith('socket: request timed out') ? String(errors.length) : what.slice(0, 60);
     if (errorSamples.length < ERROR_SAMPLES && !sampled.has(key)) {
       sampled.add(key);
       errorSamples.push({ at, what });
@@ -203,6 +209,8 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
           },
           onResponse: (status, body, context: Context, headers) => {
             const drawn = context.drawn!;
+            const took = performance.now() - context.sentAt!;
+            if (took > SLOW_MS && slowSamples.length < ERROR_SAMPLES) slowSamples.push({ at: performance.now(), what: `${drawn.kind}: ${status} after ${Math.round(took)} ms for ${drawn.path}` });
             kinds[drawn.kind] = (kinds[drawn.kind] ?? 0) + 1;
             statuses[status] = (statuses[status] ?? 0) + 1;
             if (!drawn.expected.includes(status)) {
@@ -234,6 +242,7 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
       max: ms(latencies.max),
       errors: errors.length,
       errorSamples,
+      slowSamples,
       kinds,
       statuses,
     };
