@@ -4,29 +4,28 @@
  * in time and stopping by itself. Prints a table and writes bench/results/faults-<time>.json.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
 import { NODE_FLAGS } from '../bin/node-flags.js';
 import { collectSamples } from './lib/http-scenarios.ts';
 import type { Samples } from './lib/http-scenarios.ts';
 import { fetchJson, fetchRaw } from './lib/load.ts';
 import { mixedWorkload, startMixedLoad } from './lib/mixed-load.ts';
-import type { Answer, MixedLoadResult, Workload } from './lib/mixed-load.ts';
-import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, writeResults } from './lib/run.ts';
-import { API, benchDatabaseName, databaseUrl, liveSnapshot, servedArgs, servedSynthetic, servedSyntheticPostgres, startServer, syntheticSources, warmPageCache, warmPostgres } from './lib/served.ts';
+import type { Answer, MixedLoadResult } from './lib/mixed-load.ts';
+import { differences, referenceResponses, sampleMemory, watchEventLoop } from './lib/observe.ts';
+import { leftovers, quickCheck, workingCopy } from './lib/fault-store.ts';
+import { describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, runMain, writeResults } from './lib/run.ts';
+import { API, servedArgs, startServer, syntheticSources, warmPageCache, warmPostgres } from './lib/served.ts';
 import type { Served, Server } from './lib/served.ts';
 import { syntheticDataset } from './lib/synthetic.ts';
 
 const USAGE = `Usage: node bench/faults.ts [options]
 
-Phases (all by default, in this order):
-  load         the full mix at --connections for --seconds, after 10 s of it not measured: no
-               errors, the p99, and the server's resident memory at the 10th and the last second
-               (growth at most 10 %)
+Every load runs 10 s before it is measured or a fault is made (the ramp: its errors are reported
+apart). Phases (all by default, in this order):
+  load         the full mix at --connections for --seconds: no errors, the p99, and the server's
+               resident memory at the 10th and the last second (growth at most 10 %)
   publish      the stable mix while a second edition of the dataset (every name suffixed) is
                published: no errors, no response mixing editions, none of the old edition once the
                new one is served
@@ -56,11 +55,10 @@ const SECOND_EDITION = ' (second edition)';
 /** What browsers and CDNs send. */
 const LOAD_ENCODING = 'br, gzip';
 const RSS_GROWTH_TARGET = 0.1;
-const WARMUP_SECONDS = 10;
+/** How long each load runs before it is measured, or a fault is made. */
+const RAMP_SECONDS = 10;
 /** An event-loop delay worth listing (ms). */
 const STALL_MS = 500;
-/** Requests compared byte for byte before and after each fault. */
-const REFERENCE_REQUESTS = 40;
 /** Kinds of request whose bodies name organizations, and so show their edition. */
 const ORGANIZATION_KINDS = new Set(['first page', 'any page', 'organization', 'term page', 'search']);
 
@@ -94,84 +92,27 @@ function editionOf(body: any): 'first' | 'second' | 'mixed' | undefined {
   return seconds === 0 ? 'first' : seconds === names.length ? 'second' : 'mixed';
 }
 
-/** Identity bodies and ETags of a fixed set of requests, to compare before and after a fault. */
-async function referenceResponses(workload: Workload): Promise<Map<string, string>> {
-  const responses = new Map<string, string>();
-  const kinds = workload.kinds;
-  for (let index = 0; responses.size < REFERENCE_REQUESTS; index++) {
-    const kind = kinds[index % kinds.length]!;
-    let state = index + 1;
-    const drawn = kind.draw(() => ((state = (state * 48271) % 2147483647) / 2147483647));
-    const response = await fetchRaw(`${ORIGIN}${drawn.path}`);
-    responses.set(drawn.path, `${response.status} ${response.headers.etag} ${response.body.toString('base64')}`);
-  }
-  return responses;
-}
-
-async function differences(reference: Map<string, string>): Promise<string[]> {
-  const changed: string[] = [];
-  for (const [path, before] of reference) {
-    const response = await fetchRaw(`${ORIGIN}${path}`);
-    if (`${response.status} ${response.headers.etag} ${response.body.toString('base64')}` !== before) changed.push(path);
-  }
-  return changed;
-}
-
 /** The samples, with the ETag the server gives the first page now (for the conditional requests). */
 async function currentSamples(context: Context): Promise<Samples> {
   const response = await fetchRaw(`${ORIGIN}${API}/organizations`, { 'accept-encoding': LOAD_ENCODING });
   return { ...context.samples, etag: response.headers.etag! };
 }
 
-/**
- * The server's longest event-loop stall in each second (its /metrics, read once a second): a stall
- * holds up every connection at once.
- */
-function watchEventLoop(): { samples: { at: number; maxMs: number }[]; stop: () => void } {
-  const samples: { at: number; maxMs: number }[] = [];
-  let stopped = false;
-  void (async () => {
-    while (!stopped) {
-      const sentAt = performance.now();
-      const text = await fetchRaw(`${ORIGIN}/metrics`).then((response) => response.body.toString(), () => '');
-      const max = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
-      if (max !== null) samples.push({ at: sentAt, maxMs: Number(max[1]) * 1000 });
-      await sleep(Math.max(0, 1000 - sinceMs(sentAt)));
-    }
-  })();
-  return { samples, stop: () => (stopped = true) };
-}
-
-/** Resident memory of a process once a second, from now. */
-function sampleMemory(pid: number): { samples: { second: number; rss: number }[]; stop: () => void } {
-  const samples: { second: number; rss: number }[] = [];
-  const started = performance.now();
-  const timer = setInterval(() => {
-    try {
-      samples.push({ second: Math.round(sinceMs(started) / 1000), rss: residentMemory(pid).rss });
-    } catch {
-      // exited
-    }
-  }, 1000);
-  return { samples, stop: () => clearInterval(timer) };
-}
-
 async function loadPhase(context: Context): Promise<PhaseReport> {
   const server = await startServer(context.served, PORT);
   try {
-    const workload = mixedWorkload(await currentSamples(context));
-    // Not measured: connections opened, code compiled, the response cache filled as it would be.
-    const warmup = await startMixedLoad({ origin: ORIGIN, workload, connections: context.connections, seconds: WARMUP_SECONDS, acceptEncoding: LOAD_ENCODING }).done;
+    const running = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(await currentSamples(context)), connections: context.connections, rampSeconds: RAMP_SECONDS, seconds: RAMP_SECONDS + context.seconds, acceptEncoding: LOAD_ENCODING });
+    await running.ramped;
     const memory = sampleMemory(server.pid);
-    const load = await startMixedLoad({ origin: ORIGIN, workload, connections: context.connections, seconds: context.seconds, acceptEncoding: LOAD_ENCODING }).done;
+    const load = await running.done;
     memory.stop();
     const at = (second: number) => memory.samples.reduce((best, sample) => (Math.abs(sample.second - second) < Math.abs(best.second - second) ? sample : best));
     const tenth = at(10);
     const last = at(context.seconds);
     const growth = last.rss / tenth.rss - 1;
-    const met = warmup.errors + load.errors === 0 && growth <= RSS_GROWTH_TARGET;
+    const met = load.errors === 0 && growth <= RSS_GROWTH_TARGET;
     const summary = `${Math.round(load.requestsPerSecond)} req/s, p99 ${load.p99.toFixed(1)} ms, ${load.errors} errors; RSS ${(tenth.rss / MIB).toFixed(0)} MiB at ${tenth.second} s, ${(last.rss / MIB).toFixed(0)} MiB at ${last.second} s (${(growth * 100).toFixed(1)} %)`;
-    return { phase: 'load', met, summary, errors: warmup.errors + load.errors, load, warmup, rssMiB: memory.samples.map((sample) => [sample.second, sample.rss / MIB]), rssGrowth: growth };
+    return { phase: 'load', met, summary, errors: load.errors, load, rssMiB: memory.samples.map((sample) => [sample.second, sample.rss / MIB]), rssGrowth: growth };
   } finally {
     await server.stop();
   }
@@ -223,8 +164,8 @@ async function publishPhase(context: Context): Promise<PhaseReport> {
       if (switchedAt !== undefined && answer.sentAt > switchedAt && edition !== target.name) return 'the old edition, sent after the new one was served';
       return undefined;
     };
-    const load = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(context.samples, true), connections: context.connections, acceptEncoding: '', check });
-    await sleep(5000);
+    const load = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(context.samples, true), connections: context.connections, rampSeconds: RAMP_SECONDS, acceptEncoding: '', check });
+    await load.ramped;
     const imported = startImport(context, target.sources);
     let now = before;
     while (now.version === before.version) {
@@ -244,23 +185,12 @@ async function publishPhase(context: Context): Promise<PhaseReport> {
   }
 }
 
-/** Nothing wrong with the snapshot file, by SQLite's own check; null for PostgreSQL. */
-function quickCheck(context: Context): string | null {
-  if (!('dataDir' in context.served)) return null;
-  const db = new DatabaseSync(liveSnapshot(context.served.dataDir), { readOnly: true });
-  try {
-    return (db.prepare('PRAGMA quick_check').get() as { quick_check: string }).quick_check;
-  } finally {
-    db.close();
-  }
-}
-
 async function killServerPhase(context: Context): Promise<PhaseReport> {
   let server: Server = await startServer(context.served, PORT);
   const before = await live();
-  const reference = await referenceResponses(mixedWorkload(context.samples, true));
-  const load = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(await currentSamples(context)), connections: context.connections, acceptEncoding: LOAD_ENCODING });
-  await sleep(5000);
+  const reference = await referenceResponses(ORIGIN, mixedWorkload(context.samples, true));
+  const load = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(await currentSamples(context)), connections: context.connections, rampSeconds: RAMP_SECONDS, acceptEncoding: LOAD_ENCODING });
+  await load.ramped;
   const killedAt = performance.now();
   await server.kill();
   server = await startServer(context.served, PORT);
@@ -270,11 +200,11 @@ async function killServerPhase(context: Context): Promise<PhaseReport> {
   const loadResult = await load.done;
   try {
     const after = await live();
-    const changed = await differences(reference);
+    const changed = await differences(ORIGIN, reference);
     const afterRestart = load.errorsSince(readyAt);
     const errorsAfterRestart = afterRestart.count;
     if (errorsAfterRestart > 0) log(`  after the restart: ${afterRestart.first.map((error) => `+${(error.at - readyAt).toFixed(0)} ms ${error.what}`).join(' | ')}`);
-    const integrity = quickCheck(context);
+    const integrity = quickCheck(context.served);
     const met = after.version === before.version && changed.length === 0 && errorsAfterRestart === 0 && (integrity === null || integrity === 'ok');
     const restartMs = readyAt - killedAt;
     const summary = `answering again ${(restartMs / 1000).toFixed(1)} s after kill -9; same version ${after.version === before.version ? 'yes' : 'NO'}, ${reference.size - changed.length}/${reference.size} responses identical; ${errorsAfterRestart} errors after the restart${integrity === null ? '' : `; quick_check ${integrity}`}`;
@@ -284,28 +214,11 @@ async function killServerPhase(context: Context): Promise<PhaseReport> {
   }
 }
 
-/** What dead imports can leave behind: files in the data directory, or generations in PostgreSQL. */
-async function leftovers(context: Context): Promise<string[]> {
-  if ('dataDir' in context.served) {
-    const { dataDir } = context.served;
-    const snapshots = readdirSync(join(dataDir, 'snapshots')).filter((name) => !name.endsWith('.sqlite')).map((name) => `snapshots/${name}`);
-    return [...readdirSync(dataDir).filter((name) => name !== 'current' && name !== 'snapshots'), ...snapshots];
-  }
-  const client = new pg.Client({ connectionString: context.served.databaseUrl });
-  await client.connect();
-  try {
-    const { rows } = await client.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'hsds_g%' AND nspname NOT IN (SELECT 'hsds_g' || id FROM hsds.generations)");
-    return rows.map((row) => `schema ${row.nspname}`);
-  } finally {
-    await client.end();
-  }
-}
-
 async function killImportPhase(context: Context): Promise<PhaseReport> {
   const server = await startServer(context.served, PORT);
   try {
     const before = await live();
-    const reference = await referenceResponses(mixedWorkload(context.samples, true));
+    const reference = await referenceResponses(ORIGIN, mixedWorkload(context.samples, true));
     const target = await otherEdition(context);
     const lastStage = 'dataDir' in context.served ? 'rendering and writing' : 'loading into PostgreSQL';
     const lastTotal = 'dataDir' in context.served ? before.organizations : before.organizations * 3;
@@ -321,7 +234,8 @@ async function killImportPhase(context: Context): Promise<PhaseReport> {
         delayMs: (rows, seconds) => (seconds * (lastTotal / rows - 1) + 3) * 1000,
       },
     ];
-    const load = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(await currentSamples(context)), connections: context.connections, acceptEncoding: LOAD_ENCODING });
+    const load = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(await currentSamples(context)), connections: context.connections, rampSeconds: RAMP_SECONDS, acceptEncoding: LOAD_ENCODING });
+    await load.ramped;
     const kills: Record<string, unknown>[] = [];
     let intact = true;
     for (const point of points) {
@@ -330,13 +244,13 @@ async function killImportPhase(context: Context): Promise<PhaseReport> {
         const progress = /^(.+): ([\d,]+) rows, [\d,]+ rows\/s, ([\d.]+) s$/.exec(line);
         if (due !== undefined || progress?.[1] !== point.stage) return;
         const rows = Number(progress[2]!.replaceAll(',', ''));
-        if (rows >= point.rows) due = setTimeout(() => imported.child.kill('SIGKILL'), point.delayMs(rows, Number(progress[3])));
+        if (rows >= point.rows) due = setTimeout(() => imported.child.kill('SIGKILL'), Math.max(0, point.delayMs(rows, Number(progress[3]))));
       });
       const result = await imported.exited;
       clearTimeout(due);
       const now = await live();
-      const changed = await differences(reference);
-      const left = await leftovers(context);
+      const changed = await differences(ORIGIN, reference);
+      const left = await leftovers(context.served);
       const killed = result.signal === 'SIGKILL';
       const ok = killed && now.version === before.version && changed.length === 0;
       intact &&= ok;
@@ -351,43 +265,16 @@ async function killImportPhase(context: Context): Promise<PhaseReport> {
       await sleep(50);
       after = await live();
     }
-    const leftAfter = await leftovers(context);
+    const leftAfter = await leftovers(context.served);
     load.stop();
     const loadResult = await load.done;
-    const integrity = quickCheck(context);
+    const integrity = quickCheck(context.served);
     const met = intact && whole.code === 0 && after.version !== before.version && leftAfter.length === 0 && loadResult.errors === 0 && (integrity === null || integrity === 'ok');
     const summary = `${kills.filter((kill) => kill.ok).length}/${kills.length} kills left the live dataset intact; then a whole import ${whole.code === 0 ? 'succeeded' : 'FAILED'} in ${whole.seconds.toFixed(0)} s, leaving ${leftAfter.length === 0 ? 'nothing' : leftAfter.join(', ')}; ${loadResult.errors} errors${integrity === null ? '' : `; quick_check ${integrity}`}`;
     return { phase: 'kill-import', met, summary, errors: loadResult.errors, load: loadResult, kills, wholeImportSeconds: whole.seconds, leftoversAfter: leftAfter, integrity };
   } finally {
     await server.stop();
   }
-}
-
-/** A copy of the published synthetic dataset to break: a data directory of hard links, or a database made from it as a template. */
-async function workingCopy(store: string, serverUrl: string, organizations: number, seed: number): Promise<Served> {
-  if (store === 'sqlite') {
-    const base = await servedSynthetic(organizations, seed);
-    const dataDir = join(CACHE_DIR, `faults-${organizations}-${seed}`);
-    rmSync(dataDir, { recursive: true, force: true });
-    mkdirSync(join(dataDir, 'snapshots'), { recursive: true });
-    const snapshot = liveSnapshot(base);
-    // Snapshots are never written once published: a link is a copy.
-    linkSync(snapshot, join(dataDir, 'snapshots', basename(snapshot)));
-    writeFileSync(join(dataDir, 'current'), `${basename(snapshot)}\n`);
-    return { dataDir };
-  }
-  await servedSyntheticPostgres(serverUrl, organizations, seed);
-  const name = `hsds_faults_${organizations}_${seed}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    log(`Copying ${benchDatabaseName(organizations, seed)} into ${name} ...`);
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${benchDatabaseName(organizations, seed)}`);
-  } finally {
-    await admin.end();
-  }
-  return { databaseUrl: databaseUrl(serverUrl, name) };
 }
 
 async function main(): Promise<number> {
@@ -437,13 +324,13 @@ async function main(): Promise<number> {
   for (const phase of PHASES.filter((name) => phases.includes(name))) {
     log(`\n${phase} ...`);
     const phaseStarted = performance.now();
-    const eventLoop = watchEventLoop();
+    const eventLoop = watchEventLoop(ORIGIN);
     const report = await run[phase](context);
     eventLoop.stop();
     const offset = (at: number) => Math.round(at - phaseStarted) / 1000;
     report.eventLoopMaxMs = Math.max(0, ...eventLoop.samples.map((sample) => sample.maxMs));
     report.stalls = eventLoop.samples.filter((sample) => sample.maxMs >= STALL_MS).map((sample) => ({ second: offset(sample.at), maxMs: Math.round(sample.maxMs) }));
-    for (const error of [...(report.load?.errorSamples ?? []), ...(report.load?.slowSamples ?? [])]) error.at = offset(error.at);
+    for (const error of [...(report.load?.errorSamples ?? []), ...(report.load?.slowSamples ?? []), ...(report.load?.ramp.errorSamples ?? [])]) error.at = offset(error.at);
     log(`  ${report.met ? 'ok' : 'FAILED'}: ${report.summary}`);
     if (report.errors > 0 && report.load !== undefined) log(`  errors, e.g.: ${report.load.errorSamples.map((error) => error.what).join(' | ')}`);
     reports.push(report);
@@ -462,6 +349,7 @@ async function main(): Promise<number> {
   const file = writeResults('faults', startedAt, report);
   const rows = reports.map((r) => [
     r.phase,
+    r.load === undefined ? '-' : `${r.load.ramp.errors}`,
     r.load === undefined ? '-' : Math.round(r.load.requests).toLocaleString('en-US'),
     r.load === undefined ? '-' : r.load.p99.toFixed(1),
     String(r.errors),
@@ -471,7 +359,7 @@ async function main(): Promise<number> {
   const out = [
     `\n${describeMachine(report.machine)}`,
     `${values.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}: ${samples.dataset.organizations.toLocaleString('en-US')} organizations, ${context.connections} connections\n`,
-    formatTable(['phase', 'requests', 'p99 ms', 'errors', '', 'what happened'], rows, new Set([0, 4, 5])),
+    formatTable(['phase', 'ramp errors', 'requests', 'p99 ms', 'errors', '', 'what happened'], rows, new Set([0, 5, 6])),
     `\nResults: ${file}`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);

@@ -111,8 +111,14 @@ export interface MixedLoadOptions {
   origin: string;
   workload: Workload;
   connections: number;
-  /** How long to run; without it, until stop(). */
+  /** How long to run, ramp included; without it, until stop(). */
   seconds?: number;
+  /**
+   * The first seconds, reported apart and not measured: connections opened, code compiled, caches
+   * filled. A busy Node server accepts one connection per turn of its event loop (libuv since 1.45),
+   * so of many connections opened at once the last wait many turns for their first answer.
+   */
+  rampSeconds?: number;
   /** Accept-Encoding of every request ('' for identity bodies a check can read). */
   acceptEncoding: string;
   /** Looks at each answer with an expected status; returns what is wrong with it, if anything. */
@@ -127,6 +133,9 @@ export interface LoadError {
 }
 
 export interface MixedLoadResult {
+  /** The ramp: its answers, its errors (not counted below) and its slowest answer. */
+  ramp: { seconds: number; requests: number; errors: number; maxMs: number; errorSamples: LoadError[] };
+  /** From here on: after the ramp. */
   seconds: number;
   requests: number;
   requestsPerSecond: number;
@@ -146,12 +155,16 @@ export interface MixedLoadResult {
 
 export interface MixedLoad {
   done: Promise<MixedLoadResult>;
+  /** Resolves when the ramp is over. */
+  ramped: Promise<void>;
   stop: () => void;
   /** Errors so far that happened after `since` (performance.now()), and the first few of them. */
   errorsSince: (since: number) => { count: number; first: LoadError[] };
 }
 
 const ERROR_SAMPLES = 20;
+/** A request without an answer for this long is an error. */
+const TIMEOUT_SECONDS = 10;
 /** An answer worth listing (ms): far beyond the p99 of any load here. */
 const SLOW_MS = 2000;
 
@@ -164,15 +177,26 @@ interface Context {
 export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
   const draw = drawer(options.workload, options.seed ?? 7);
   const latencies = createHistogram();
+  const rampLatencies = createHistogram();
+  const rampErrors: LoadError[] = [];
   const kinds: Record<string, number> = {};
   const statuses: Record<string, number> = {};
   const errors: LoadError[] = [];
   const errorSamples: LoadError[] = [];
+  let rampErrorCount = 0;
   const sampled = new Set<string>();
   const slowSamples: LoadError[] = [];
   const started = performance.now();
-  const fail = (what: string) => {
+  const rampMs = (options.rampSeconds ?? 0) * 1000;
+  const measuredFrom = started + rampMs;
+  const ramped = new Promise<void>((resolve) => setTimeout(resolve, rampMs));
+  const fail = (what: string, sentAt = performance.now()) => {
     const at = performance.now();
+    if (sentAt < measuredFrom) {
+      if (rampErrors.length < ERROR_SAMPLES) rampErrors.push({ at, what });
+      rampErrorCount++;
+      return;
+    }
     errors.push({ at, what });
     // Timeouts are each listed (up to the limit): when they happen tells what held them up.
     const key = what.startsWith('socket: request timed out') ? String(errors.length) : what.slice(0, 60);
@@ -195,7 +219,7 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
       connections: options.connections,
       // autocannon wants a duration; a run without one is stopped from outside.
       duration: options.seconds ?? 24 * 3600,
-      timeout: 10,
+      timeout: TIMEOUT_SECONDS,
       headers: defaultHeaders,
       requests: [
         {
@@ -226,14 +250,16 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
     (error, result) => (error ? failed(error) : finished(result)),
   );
   instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => {
-    latencies.record(Math.max(1, Math.round(milliseconds * 1000)));
+    (performance.now() < measuredFrom ? rampLatencies : latencies).record(Math.max(1, Math.round(milliseconds * 1000)));
   });
-  instance.on('reqError', (error: Error) => fail(`socket: ${error.message}`));
+  // A timeout belongs to the moment its request went out, TIMEOUT_SECONDS before.
+  instance.on('reqError', (error: Error) => fail(`socket: ${error.message}`, performance.now() - (error.message === 'request timed out' ? TIMEOUT_SECONDS * 1000 : 0)));
 
   const result = done.then(() => {
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (performance.now() - measuredFrom) / 1000;
     const ms = (microseconds: number) => microseconds / 1000;
     return {
+      ramp: { seconds: rampMs / 1000, requests: rampLatencies.count, errors: rampErrorCount, maxMs: ms(rampLatencies.max), errorSamples: rampErrors },
       seconds,
       requests: latencies.count,
       requestsPerSecond: latencies.count / seconds,
@@ -249,6 +275,7 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
   });
   return {
     done: result,
+    ramped,
     stop: () => instance.stop(),
     errorsSince: (since) => {
       const after = errors.filter((error) => error.at > since);
