@@ -167,17 +167,22 @@ async function publishPhase(context: Context): Promise<PhaseReport> {
     const load = startMixedLoad({ origin: ORIGIN, workload: mixedWorkload(context.samples, true), connections: context.connections, rampSeconds: RAMP_SECONDS, acceptEncoding: '', check });
     await load.ramped;
     const imported = startImport(context, target.sources);
+    let ended = false;
+    void imported.exited.then(() => (ended = true));
     let now = before;
-    while (now.version === before.version) {
+    // Until the new version is served, or the import has failed.
+    while (now.version === before.version && !ended) {
       await sleep(50);
       now = await live();
     }
+    if (now.version === before.version) now = await live();
     switchedAt = performance.now();
     const result = await imported.exited;
+    if (result.code !== 0) log(`  the import failed (exit ${result.code ?? result.signal}): ${result.output.trim().split('\n').slice(-3).join(' | ')}`);
     await sleep(5000);
     load.stop();
     const loadResult = await load.done;
-    const met = result.code === 0 && loadResult.errors === 0 && answers.first > 0 && answers.second > 0;
+    const met = result.code === 0 && now.version !== before.version && loadResult.errors === 0 && answers.first > 0 && answers.second > 0;
     const summary = `published in ${result.seconds.toFixed(0)} s under load; ${answers.first + answers.second} answers checked (${answers.first} old, ${answers.second} new), ${etagEditions.size} ETags, ${loadResult.errors} errors`;
     return { phase: 'publish', met, summary, errors: loadResult.errors, load: loadResult, importSeconds: result.seconds, answers, versions: [before.version, now.version] };
   } finally {
