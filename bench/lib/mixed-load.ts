@@ -238,11 +238,11 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
             kinds[drawn.kind] = (kinds[drawn.kind] ?? 0) + 1;
             statuses[status] = (statuses[status] ?? 0) + 1;
             if (!drawn.expected.includes(status)) {
-              fail(`${drawn.kind}: ${status} for ${drawn.path}`);
+              fail(`${drawn.kind}: ${status} for ${drawn.path}`, context.sentAt);
               return;
             }
             const wrong = drawn.verify?.(status, headers as Record<string, string>) ?? options.check?.({ kind: drawn.kind, status, body, headers: headers as Record<string, string>, sentAt: context.sentAt! });
-            if (wrong !== undefined) fail(`${drawn.kind}: ${wrong} (${drawn.path})`);
+            if (wrong !== undefined) fail(`${drawn.kind}: ${wrong} (${drawn.path})`, context.sentAt);
           },
         },
       ],
