@@ -13,7 +13,7 @@ import type { Samples } from './lib/http-scenarios.ts';
 import { fetchJson, fetchRaw } from './lib/load.ts';
 import { mixedWorkload, startMixedLoad } from './lib/mixed-load.ts';
 import type { Answer, MixedLoadResult } from './lib/mixed-load.ts';
-import { differences, referenceResponses, sampleMemory, watchEventLoop } from './lib/observe.ts';
+import { differences, referenceResponses, sampleMemory, sinceMs, watchEventLoop } from './lib/observe.ts';
 import { leftovers, quickCheck, workingCopy } from './lib/fault-store.ts';
 import { describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, runMain, writeResults } from './lib/run.ts';
 import { API, servedArgs, startServer, syntheticSources, warmPageCache, warmPostgres } from './lib/served.ts';
@@ -81,7 +81,6 @@ interface KillPoint {
   delayMs: (rows: number, stageSeconds: number) => number;
 }
 
-const sinceMs = (start: number) => performance.now() - start;
 const live = async (): Promise<{ version: string; organizations: number }> => (await fetchJson(`${ORIGIN}${API}/`)).dataset;
 
 /** Which edition a list or an organization is of; undefined for a body that names none. */

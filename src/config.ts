@@ -146,7 +146,6 @@ function parseBoolean(name: string, value: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
-
 function parseBaseUrl(value: string): string | undefined {
   if (value === '') return undefined;
   let url: URL;
@@ -195,9 +194,6 @@ function parseDatabase(setting: (name: OptionName) => string) {
     migrate: parseBoolean('migrate', setting('migrate')),
   };
 }
-
-
-
 
 function parseProgress(value: string, isTerminal: boolean): ProgressMode {
   if (value === 'auto') return isTerminal ? 'bar' : 'lines';

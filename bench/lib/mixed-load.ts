@@ -5,8 +5,8 @@
  * error, a timeout) is an error, kept with the time it happened.
  */
 import { createHistogram } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import { random } from './http-scenarios.ts';
+import { startAutocannon } from './load.ts';
 import type { Samples } from './http-scenarios.ts';
 
 const API = '/api/hsds/v3';
@@ -207,55 +207,46 @@ export function startMixedLoad(options: MixedLoadOptions): MixedLoad {
   };
   const defaultHeaders: Record<string, string> = options.acceptEncoding === '' ? {} : { 'accept-encoding': options.acceptEncoding };
 
-  let finished!: (result: autocannon.Result) => void;
-  let failed!: (error: Error) => void;
-  const done = new Promise<autocannon.Result>((resolve, reject) => {
-    finished = resolve;
-    failed = reject;
-  });
-  const instance = autocannon(
-    {
-      url: options.origin,
-      connections: options.connections,
-      // autocannon wants a duration; a run without one is stopped from outside.
-      duration: options.seconds ?? 24 * 3600,
-      timeout: TIMEOUT_SECONDS,
-      headers: defaultHeaders,
-      requests: [
-        {
-          setupRequest: (request, context: Context) => {
-            const drawn = draw();
-            context.drawn = drawn;
-            context.sentAt = performance.now();
-            request.path = drawn.path;
-            request.headers = drawn.headers === undefined ? defaultHeaders : { ...defaultHeaders, ...drawn.headers };
-            return request;
-          },
-          onResponse: (status, body, context: Context, headers) => {
-            const drawn = context.drawn!;
-            const took = performance.now() - context.sentAt!;
-            if (took > SLOW_MS && slowSamples.length < ERROR_SAMPLES) slowSamples.push({ at: performance.now(), what: `${drawn.kind}: ${status} after ${Math.round(took)} ms for ${drawn.path}` });
-            kinds[drawn.kind] = (kinds[drawn.kind] ?? 0) + 1;
-            statuses[status] = (statuses[status] ?? 0) + 1;
-            if (!drawn.expected.includes(status)) {
-              fail(`${drawn.kind}: ${status} for ${drawn.path}`, context.sentAt);
-              return;
-            }
-            const wrong = drawn.verify?.(status, headers as Record<string, string>) ?? options.check?.({ kind: drawn.kind, status, body, headers: headers as Record<string, string>, sentAt: context.sentAt! });
-            if (wrong !== undefined) fail(`${drawn.kind}: ${wrong} (${drawn.path})`, context.sentAt);
-          },
+  const instance = startAutocannon({
+    url: options.origin,
+    connections: options.connections,
+    // autocannon wants a duration; a run without one is stopped from outside.
+    duration: options.seconds ?? 24 * 3600,
+    timeout: TIMEOUT_SECONDS,
+    headers: defaultHeaders,
+    requests: [
+      {
+        setupRequest: (request, context: Context) => {
+          const drawn = draw();
+          context.drawn = drawn;
+          context.sentAt = performance.now();
+          request.path = drawn.path;
+          request.headers = drawn.headers === undefined ? defaultHeaders : { ...defaultHeaders, ...drawn.headers };
+          return request;
         },
-      ],
-    },
-    (error, result) => (error ? failed(error) : finished(result)),
-  );
+        onResponse: (status, body, context: Context, headers) => {
+          const drawn = context.drawn!;
+          const took = performance.now() - context.sentAt!;
+          if (took > SLOW_MS && slowSamples.length < ERROR_SAMPLES) slowSamples.push({ at: performance.now(), what: `${drawn.kind}: ${status} after ${Math.round(took)} ms for ${drawn.path}` });
+          kinds[drawn.kind] = (kinds[drawn.kind] ?? 0) + 1;
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (!drawn.expected.includes(status)) {
+            fail(`${drawn.kind}: ${status} for ${drawn.path}`, context.sentAt);
+            return;
+          }
+          const wrong = drawn.verify?.(status, headers as Record<string, string>) ?? options.check?.({ kind: drawn.kind, status, body, headers: headers as Record<string, string>, sentAt: context.sentAt! });
+          if (wrong !== undefined) fail(`${drawn.kind}: ${wrong} (${drawn.path})`, context.sentAt);
+        },
+      },
+    ],
+  });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, milliseconds: number) => {
     (performance.now() < measuredFrom ? rampLatencies : latencies).record(Math.max(1, Math.round(milliseconds * 1000)));
   });
   // A timeout belongs to the moment its request went out, TIMEOUT_SECONDS before.
   instance.on('reqError', (error: Error) => fail(`socket: ${error.message}`, performance.now() - (error.message === 'request timed out' ? TIMEOUT_SECONDS * 1000 : 0)));
 
-  const result = done.then(() => {
+  const result = Promise.resolve(instance).then(() => {
     const seconds = (performance.now() - measuredFrom) / 1000;
     const ms = (microseconds: number) => microseconds / 1000;
     return {

@@ -4,38 +4,40 @@
  * memory each second.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { random } from './http-scenarios.ts';
 import { fetchRaw } from './load.ts';
 import type { Workload } from './mixed-load.ts';
 import { residentMemory } from './run.ts';
 
 /** Requests compared byte for byte before and after each fault. */
 const REFERENCE_REQUESTS = 40;
+const REFERENCE_SEED = 11;
 
-const sinceMs = (start: number) => performance.now() - start;
+export const sinceMs = (start: number) => performance.now() - start;
 
-/** Identity bodies and ETags of a fixed set of requests, to compare before and after a fault. */
+/** Status, ETag and identity body of a response: what must not change across a fault. */
+async function fingerprint(origin: string, path: string): Promise<string> {
+  const response = await fetchRaw(`${origin}${path}`);
+  return `${response.status} ${response.headers.etag} ${response.body.toString('base64')}`;
+}
+
+/** Fingerprints of a fixed set of requests, a few of each kind, to compare before and after a fault. */
 export async function referenceResponses(origin: string, workload: Workload): Promise<Map<string, string>> {
   const responses = new Map<string, string>();
-  const kinds = workload.kinds;
+  const next = random(REFERENCE_SEED);
   for (let index = 0; responses.size < REFERENCE_REQUESTS; index++) {
-    const kind = kinds[index % kinds.length]!;
-    let state = index + 1;
-    const drawn = kind.draw(() => ((state = (state * 48271) % 2147483647) / 2147483647));
-    const response = await fetchRaw(`${origin}${drawn.path}`);
-    responses.set(drawn.path, `${response.status} ${response.headers.etag} ${response.body.toString('base64')}`);
+    const { path } = workload.kinds[index % workload.kinds.length]!.draw(next);
+    responses.set(path, await fingerprint(origin, path));
   }
   return responses;
 }
 
+/** The requests of a reference whose responses are not what they were. */
 export async function differences(origin: string, reference: Map<string, string>): Promise<string[]> {
   const changed: string[] = [];
-  for (const [path, before] of reference) {
-    const response = await fetchRaw(`${origin}${path}`);
-    if (`${response.status} ${response.headers.etag} ${response.body.toString('base64')}` !== before) changed.push(path);
-  }
+  for (const [path, before] of reference) if ((await fingerprint(origin, path)) !== before) changed.push(path);
   return changed;
 }
-
 
 /**
  * The server's longest event-loop stall in each second (its /metrics, read once a second): a stall
