@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { DEFAULT_MAX_EXPORTS } from './http/plugins/app/streams.ts';
 import { DEFAULT_POSTGRES_SETTINGS } from './store/postgres/connection.ts';
 import type { PostgresSettings } from './store/postgres/connection.ts';
 import type { PostgresTarget } from './publish/publish-postgres.ts';
@@ -80,6 +81,12 @@ export const CONFIG_OPTIONS = {
     help: 'requests per minute one client may send before getting 429s (0: no limit, as behind an edge cache)',
     commands: ['serve'],
   },
+  'max-exports': {
+    env: 'MAX_EXPORTS',
+    default: String(DEFAULT_MAX_EXPORTS),
+    help: 'exports (format=ndjson) streamed at once; more get a 503 with Retry-After',
+    commands: ['serve'],
+  },
   'shutdown-timeout': {
     env: 'SHUTDOWN_TIMEOUT',
     default: '10',
@@ -121,6 +128,8 @@ export interface ServeConfig {
   database: (PostgresSettings & { migrate: boolean }) | undefined;
   /** Requests per minute per client; 0: no limit. */
   rateLimitPerMinute: number;
+  /** Exports streamed at once; more are answered 503. */
+  maxExports: number;
   /** How long responses under way may take to finish once a shutdown begins. */
   shutdownTimeoutMs: number;
 }
@@ -241,6 +250,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     responseCacheBytes: parseInteger('response cache size', setting('response-cache-size'), 0, 65_536, ' number of MiB') * 2 ** 20,
     database: parseDatabase(setting),
     rateLimitPerMinute: parseInteger('rate limit', setting('rate-limit'), 0, 1_000_000),
+    maxExports: parseInteger('max exports', setting('max-exports'), 1, 10_000),
     shutdownTimeoutMs: parseInteger('shutdown timeout', setting('shutdown-timeout'), 1, 3600, ' number of seconds') * 1000,
   };
 }

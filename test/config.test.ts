@@ -19,6 +19,7 @@ describe('configuration', () => {
       responseCacheBytes: 64 * 2 ** 20,
       database: undefined,
       rateLimitPerMinute: 0,
+      maxExports: 8,
       shutdownTimeoutMs: 10_000,
     });
   });
@@ -65,6 +66,12 @@ describe('configuration', () => {
     assert.equal(loadConfig(['--shutdown-timeout', '30'], {}).shutdownTimeoutMs, 30_000);
     assert.equal(loadConfig([], { SHUTDOWN_TIMEOUT: '2' }).shutdownTimeoutMs, 2000);
     for (const value of ['0', '-1', '0.5', 'soon']) assert.throws(() => loadConfig([`--shutdown-timeout=${value}`], {}), /shutdown timeout/);
+  });
+
+  it('reads the export limit, and refuses none at all', () => {
+    assert.equal(loadConfig(['--max-exports', '2'], {}).maxExports, 2);
+    assert.equal(loadConfig([], { MAX_EXPORTS: '16' }).maxExports, 16);
+    for (const value of ['0', '-1', '1.5', 'many']) assert.throws(() => loadConfig([`--max-exports=${value}`], {}), /max exports/);
   });
 
   it('reads environment variables, and flags win over them', () => {

@@ -12,11 +12,13 @@ import responseHeaders from './plugins/app/response-headers.ts';
 import { requestId } from './request-id.ts';
 import { checkRequestLimits, clientErrorHandler, closeConnectionsAsTheyIdle, createLimitedServer } from './limits.ts';
 import storePlugin from './plugins/app/store.ts';
+import streams, { DEFAULT_MAX_EXPORTS } from './plugins/app/streams.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
 import metrics from './plugins/external/metrics.ts';
 import rateLimit from './plugins/external/rate-limit.ts';
+import loadShedding, { DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from './plugins/external/load-shedding.ts';
 import healthRoutes from './routes/health.ts';
 import metaRoutes from './routes/meta.ts';
 import organizationRoutes from './routes/organizations.ts';
@@ -24,6 +26,7 @@ import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
 import { Problem } from './schemas.ts';
 import type { StoreProvider } from '../store/store.ts';
+import type { LoadSheddingOptions } from './plugins/external/load-shedding.ts';
 
 export interface AppOptions {
   stores: StoreProvider;
@@ -38,6 +41,12 @@ export interface AppOptions {
   rateLimitPerMinute?: number;
   /** Milliseconds a client may take to send its request head (tests shorten it). */
   headersTimeoutMs?: number;
+  /** Milliseconds a response may make no progress before its connection is closed (tests shorten it). */
+  idleTimeoutMs?: number;
+  /** Exports (streamed lists) under way at once; more are answered 503. */
+  maxExports?: number;
+  /** When requests are shed (tests lower the delay and sample often). */
+  loadShedding?: LoadSheddingOptions;
 }
 
 export const DEFAULT_CACHE_MAX_AGE = 300;
@@ -52,7 +61,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Ids are checked before use (request-id.ts), so Fastify must not take the header as it is.
     requestIdHeader: false,
     genReqId: requestId,
-    serverFactory: (handler) => createLimitedServer(handler, options.headersTimeoutMs),
+    serverFactory: (handler) => createLimitedServer(handler, { headersTimeoutMs: options.headersTimeoutMs, idleTimeoutMs: options.idleTimeoutMs }),
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -74,7 +83,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before problems: a CORS preflight is answered here, not as a plain OPTIONS.
   await app.register(cors);
   await app.register(problems);
+  // After the problems plugin (a shed request is a problem) and before the store: shedding takes no lease.
+  await app.register(loadShedding, options.loadShedding ?? { maxEventLoopDelayMs: DEFAULT_MAX_EVENT_LOOP_DELAY_MS });
   await app.register(storePlugin, { stores: options.stores });
+  await app.register(streams, { maxExports: options.maxExports ?? DEFAULT_MAX_EXPORTS });
   const responseCacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
   await app.register(contentCoding, { responsesCached: responseCacheBytes > 0 });
   await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });

@@ -17,13 +17,33 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
+ * Longest a response may make no progress: no byte taken by the client (or, before the first, none
+ * to send) for this long, and the connection is closed, ending the response and freeing what it
+ * holds (an export's dataset). nginx's send_timeout is the same 60 s.
+ */
+export const IDLE_TIMEOUT_MS = 60_000;
+
+export interface ServerClocks {
+  /** Milliseconds a client may take to send its request head (tests shorten it). */
+  headersTimeoutMs?: number;
+  /** Milliseconds a response may make no progress (tests shorten it). */
+  idleTimeoutMs?: number;
+}
+
+/**
  * The server's other clocks: the whole request within 30 s; an idle keep-alive connection kept 72 s
  * (longer than the 60 s load balancers commonly keep theirs, so the server never closes one under
- * them); slow clients looked for every second (Node's default is 30 s).
+ * them); slow clients looked for every second (Node's default is 30 s). Node applies
+ * `server.timeout` (socket inactivity) only while a request is under way, the keep-alive time
+ * between requests.
  */
-export function createLimitedServer(handler: RequestListener, headersTimeoutMs = HEADERS_TIMEOUT_MS): Server {
-  const server = createServer({ headersTimeout: headersTimeoutMs, requestTimeout: 30_000, connectionsCheckingInterval: 1000 }, handler);
+export function createLimitedServer(handler: RequestListener, clocks: ServerClocks = {}): Server {
+  const server = createServer(
+    { headersTimeout: clocks.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: 30_000, connectionsCheckingInterval: 1000 },
+    handler,
+  );
   server.keepAliveTimeout = 72_000;
+  server.timeout = clocks.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   return server;
 }
 

@@ -28,6 +28,19 @@ export class ParameterError extends Error {
   }
 }
 
+/**
+ * The server cannot take this request now (too many exports under way, or its event loop lagging):
+ * answered as a 503 problem with Retry-After, never cached.
+ */
+export class ServiceBusy extends Error {
+  readonly retryAfterSeconds: number;
+
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(detail);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 export function problemBody(problem: Problem, profileUrl: string): string {
   return JSON.stringify({
     type: problem.kind === undefined ? 'about:blank' : `${profileUrl}#${problem.kind}`,

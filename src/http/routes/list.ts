@@ -1,6 +1,4 @@
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { PAGING_PARAMETERS, pageEnvelope, pagingOf, positionRange } from '../pagination.ts';
 import { choiceParameter, querySchema, readQuery } from '../query.ts';
@@ -52,17 +50,6 @@ async function* ndjsonLines(batches: Batches): AsyncGenerator<string> {
   for await (const batch of batches) yield `${batch.join('\n')}\n`;
 }
 
-/**
- * Streams a whole list. One batch is held at a time (the stream pulls the next only when the client
- * has taken the last), and the request keeps its dataset until the stream ends, however it ends.
- */
-function sendNdjson(request: FastifyRequest, reply: FastifyReply, batches: Batches): FastifyReply {
-  const release = request.holdStore();
-  const stream = Readable.from(ndjsonLines(batches), { objectMode: false, highWaterMark: 1 });
-  stream.once('close', release);
-  return reply.type(NDJSON_CONTENT_TYPE).send(stream);
-}
-
 /** A list route: paging and `format`, plus the route's filters; the HSDS envelope, or NDJSON. */
 export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void {
   const parameters = { ...PAGING_PARAMETERS, ...FORMAT, ...route.parameters };
@@ -94,7 +81,7 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
       if (values.format === 'ndjson') {
         // HEAD gets the headers without the work: Fastify would read a real stream to its end.
         const all = filter === undefined || request.method === 'HEAD' ? noItems() : route.all(request.store, filter, values);
-        return sendNdjson(request, reply, all);
+        return reply.sendStream(NDJSON_CONTENT_TYPE, ndjsonLines(all));
       }
       const paging = pagingOf(values);
       const page = filter === undefined ? EMPTY : await route.page(request.store, filter, positionRange(paging), values);

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, ParameterError, problemBody, sendProblem } from '../../problem.ts';
+import { PROBLEM_CONTENT_TYPE, ParameterError, ServiceBusy, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
 import { StoreUnavailable } from '../../../store/store.ts';
 import { setResponseHeaders } from './response-headers.ts';
@@ -51,6 +51,10 @@ export default fp(
         request.log.warn({ reason: error.message, cause: (error.cause as Error | undefined)?.message }, 'store unavailable');
         reply.header('retry-after', String(RETRY_AFTER_SECONDS));
         return sendProblem(reply, { title: 'Service Unavailable', status: 503, detail: 'The dataset cannot be read right now. Try again in a moment.' });
+      }
+      if (error instanceof ServiceBusy) {
+        reply.header('retry-after', String(error.retryAfterSeconds));
+        return sendProblem(reply, { title: 'Service Unavailable', status: 503, detail: error.message });
       }
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {

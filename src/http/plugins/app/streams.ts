@@ -1,0 +1,58 @@
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import fp from 'fastify-plugin';
+import { ServiceBusy } from '../../problem.ts';
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /**
+     * Sends a body made chunk by chunk from the request's dataset (an export: NDJSON, CSV), or
+     * throws ServiceBusy when --max-exports are already under way. See the plugin below.
+     */
+    sendStream(contentType: string, chunks: AsyncIterable<string>): FastifyReply;
+  }
+}
+
+/** Exports under way at once, by default (see README, "Limits"). */
+export const DEFAULT_MAX_EXPORTS = 8;
+/** What a refused export is told to wait: about what an export of a state's dataset takes. */
+const EXPORT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * The event loop takes a turn after each chunk, before the next is made. A store read synchronously
+ * (SQLite) and a client that takes every byte at once (loopback, a fast network) would otherwise
+ * keep the whole export within one turn: no other request, probe or new connection answered until
+ * it ends. Compressed exports had such turns already, from zlib's thread pool.
+ */
+async function* takingTurns(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+  for await (const chunk of chunks) {
+    yield chunk;
+    await nextTurn();
+  }
+}
+
+/**
+ * Streamed bodies: at most `maxExports` at once (more are answered 503 with Retry-After), each
+ * holding its request's dataset until it ends however it ends (finished, client gone, or cut by
+ * the server's idle timeout, see limits.ts), and one chunk per turn of the event loop. The stream
+ * pulls the next chunk only when the client has taken the last, so one chunk is held at a time.
+ */
+export default fp<{ maxExports: number }>(
+  async (app, { maxExports }) => {
+    let underWay = 0;
+    app.decorateReply('sendStream', function (this, contentType: string, chunks: AsyncIterable<string>) {
+      if (underWay >= maxExports) {
+        throw new ServiceBusy(`${maxExports} exports are under way, the most this server runs at once. Try again in ${EXPORT_RETRY_AFTER_SECONDS} s.`, EXPORT_RETRY_AFTER_SECONDS);
+      }
+      underWay++;
+      const release = this.request.holdStore();
+      const stream = Readable.from(takingTurns(chunks), { objectMode: false, highWaterMark: 1 });
+      stream.once('close', () => {
+        underWay--;
+        release();
+      });
+      return this.type(contentType).send(stream);
+    });
+  },
+  { name: 'streams', dependencies: ['store'] },
+);

@@ -1,0 +1,45 @@
+import fp from 'fastify-plugin';
+import underPressure from '@fastify/under-pressure';
+import { ServiceBusy } from '../../problem.ts';
+import { HEALTH_PATHS } from '../../routes/health.ts';
+import { METRICS_PATH } from './metrics.ts';
+
+/**
+ * Mean event-loop delay (ms, over each sample) past which requests are shed. Under the 256-connection
+ * mixed load of bench:faults the mean stays far below it (see README, "Limits"); past it every
+ * request, probes included, waits that long for its turn, and a 1 s liveness probe is near failing.
+ */
+export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 500;
+/** How often the delay is measured, by default (under-pressure's own default). */
+const SAMPLE_INTERVAL_MS = 1000;
+/** What a shed request is told to wait: a few samples, for the lag to have passed. */
+const SHED_RETRY_AFTER_SECONDS = 5;
+
+export interface LoadSheddingOptions {
+  /** Mean event-loop delay (ms) past which requests are shed; 0 turns shedding off. */
+  maxEventLoopDelayMs: number;
+  /** How often the delay is measured (tests shorten it). */
+  sampleIntervalMs?: number;
+}
+
+/**
+ * When the event loop lags, requests are answered at once with a 503 problem (Retry-After,
+ * no-store) instead of being worked on, so the lag passes. Health probes and metrics are never shed:
+ * the process is alive and should not be restarted for being busy, and its metrics say why.
+ */
+export default fp<LoadSheddingOptions>(
+  async (app, { maxEventLoopDelayMs, sampleIntervalMs = SAMPLE_INTERVAL_MS }) => {
+    if (maxEventLoopDelayMs <= 0) return;
+    const neverShed = new Set([...HEALTH_PATHS, METRICS_PATH]);
+    await app.register(underPressure, {
+      maxEventLoopDelay: maxEventLoopDelayMs,
+      sampleInterval: sampleIntervalMs,
+      // A resolved promise lets the request through; a rejected one is answered by the error handler.
+      pressureHandler: async (request) => {
+        if (neverShed.has(request.url.split('?')[0]!)) return;
+        throw new ServiceBusy(`The server is overloaded and sheds requests until it catches up. Try again in ${SHED_RETRY_AFTER_SECONDS} s.`, SHED_RETRY_AFTER_SECONDS);
+      },
+    });
+  },
+  { name: 'load-shedding' },
+);
