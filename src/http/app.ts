@@ -13,6 +13,7 @@ import { requestId } from './request-id.ts';
 import { checkRequestLimits, clientErrorHandler, closeConnectionsAsTheyIdle, createLimitedServer } from './limits.ts';
 import storePlugin from './plugins/app/store.ts';
 import streams, { DEFAULT_MAX_EXPORTS } from './plugins/app/streams.ts';
+import turns, { DEFAULT_TURN_BUDGET_MS } from './plugins/app/turns.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
@@ -85,6 +86,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(problems);
   // After the problems plugin (a shed request is a problem) and before the store: shedding takes no lease.
   await app.register(loadShedding, options.loadShedding ?? { maxEventLoopDelayMs: DEFAULT_MAX_EVENT_LOOP_DELAY_MS });
+  // Waiting for a turn, a request holds no lease yet.
+  await app.register(turns, { budgetMs: DEFAULT_TURN_BUDGET_MS });
   await app.register(storePlugin, { stores: options.stores });
   await app.register(streams, { maxExports: options.maxExports ?? DEFAULT_MAX_EXPORTS });
   const responseCacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import fp from 'fastify-plugin';
 import { ServiceBusy } from '../../problem.ts';
+import type { Turns } from './turns.ts';
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -19,22 +19,22 @@ export const DEFAULT_MAX_EXPORTS = 8;
 const EXPORT_RETRY_AFTER_SECONDS = 10;
 
 /**
- * The event loop takes a turn after each chunk, before the next is made. A store read synchronously
+ * Each chunk is made in its turn, shared with requests (see turns.ts). A store read synchronously
  * (SQLite) and a client that takes every byte at once (loopback, a fast network) would otherwise
- * keep the whole export within one turn: no other request, probe or new connection answered until
- * it ends. Compressed exports had such turns already, from zlib's thread pool.
+ * keep the whole export within one turn of the event loop: no other request, probe or new
+ * connection answered until it ends. (Compressed exports had turns already, from zlib's threads.)
  */
-async function* takingTurns(chunks: AsyncIterable<string>): AsyncGenerator<string> {
+async function* takingTurns(turns: Turns, chunks: AsyncIterable<string>): AsyncGenerator<string> {
   for await (const chunk of chunks) {
     yield chunk;
-    await nextTurn();
+    await turns.take();
   }
 }
 
 /**
  * Streamed bodies: at most `maxExports` at once (more are answered 503 with Retry-After), each
  * holding its request's dataset until it ends however it ends (finished, client gone, or cut by
- * the server's idle timeout, see limits.ts), and one chunk per turn of the event loop. The stream
+ * the server's idle timeout, see limits.ts), and its chunks made in turns shared with requests. The stream
  * pulls the next chunk only when the client has taken the last, so one chunk is held at a time.
  */
 export default fp<{ maxExports: number }>(
@@ -46,7 +46,7 @@ export default fp<{ maxExports: number }>(
       }
       underWay++;
       const release = this.request.holdStore();
-      const stream = Readable.from(takingTurns(chunks), { objectMode: false, highWaterMark: 1 });
+      const stream = Readable.from(takingTurns(app.turns, chunks), { objectMode: false, highWaterMark: 1 });
       stream.once('close', () => {
         underWay--;
         release();
@@ -54,5 +54,5 @@ export default fp<{ maxExports: number }>(
       return this.type(contentType).send(stream);
     });
   },
-  { name: 'streams', dependencies: ['store'] },
+  { name: 'streams', dependencies: ['store', 'turns'] },
 );
