@@ -129,12 +129,15 @@ async function exportsPhase(dataDir: string, seconds: number, exports: number) {
     // wrk sends no Accept-Encoding: identity bodies, as plain curl gets.
     const wrk = output('wrk', ['-t1', `-c${exports}`, `-d${seconds + 3}s`, '--timeout', '120s', `${ORIGIN}${EXPORT_PATH}`]);
     await new Promise((resolve) => setTimeout(resolve, 1000));
+    const eventLoop = sampleEventLoop();
     const report = await probe('kept', seconds, ['/healthz', CACHED_PAGE]);
+    const eventLoopDelay = eventLoop.stop();
     const looped = wrkSummary(await wrk);
     const health = report.paths['/healthz']!;
     const page = report.paths[CACHED_PAGE]!;
     const figures = {
       exportAlone: alone,
+      eventLoopDelay,
       loopingExports: { clients: exports, ...looped },
       healthz: { probes: health.length, unanswered: health.filter((t) => t.status === undefined).length, p50: percentile(health, 50), p99: percentile(health, 99), max: percentile(health, 100) },
       cachedPage: { probes: page.length, unanswered: page.filter((t) => t.status === undefined).length, p50: percentile(page, 50), p99: percentile(page, 99), max: percentile(page, 100) },
@@ -143,11 +146,39 @@ async function exportsPhase(dataDir: string, seconds: number, exports: number) {
       { name: `/healthz p99 during ${exports} looping identity exports`, value: ms(figures.healthz.p99), target: `<= ${P99_TARGET_MS} ms`, met: figures.healthz.p99 <= P99_TARGET_MS },
       { name: `cached page p99 during ${exports} looping identity exports`, value: ms(figures.cachedPage.p99), target: `<= ${P99_TARGET_MS} ms`, met: figures.cachedPage.p99 <= P99_TARGET_MS },
     ];
+    log(`  event-loop delay: largest mean of a second ${eventLoopDelay.meanMsMax.toFixed(1)} ms, max ${eventLoopDelay.maxMs.toFixed(0)} ms`);
     log(`  ${looped.requests} exports finished (${looped.failed} failed); /healthz ${health.length} probes, p50 ${ms(figures.healthz.p50)}, max ${ms(figures.healthz.max)}; cached page ${page.length} probes, p50 ${ms(figures.cachedPage.p50)}, max ${ms(figures.cachedPage.max)}`);
     return { figures, targets };
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * The server's event-loop delay each second, from its /metrics (prom-client resets it on each read):
+ * the mean is what load shedding compares with its threshold (less the 10 ms resolution).
+ */
+function sampleEventLoop(): { stop: () => { meanMsMax: number; maxMs: number; seconds: number } } {
+  const means: number[] = [];
+  const maxes: number[] = [];
+  const timer = setInterval(() => {
+    void fetchRaw(`${ORIGIN}/metrics`).then(
+      (response) => {
+        const text = response.body.toString();
+        const mean = /^nodejs_eventloop_lag_mean_seconds (\S+)$/m.exec(text);
+        const max = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(text);
+        if (mean !== null) means.push(Number(mean[1]) * 1000);
+        if (max !== null) maxes.push(Number(max[1]) * 1000);
+      },
+      () => {},
+    );
+  }, 1000);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return { meanMsMax: Math.max(0, ...means), maxMs: Math.max(0, ...maxes), seconds: means.length };
+    },
+  };
 }
 
 /** The server's accept queue: connections the kernel has completed that the server has not accepted yet. */
@@ -171,7 +202,9 @@ async function connectionsPhase(dataDir: string, seconds: number, connections: n
     const load = output(process.execPath, [...NODE_FLAGS, MIXED_LOAD, options]);
     await new Promise((resolve) => setTimeout(resolve, RAMP_SECONDS * 1000));
     const queue = sampleAcceptQueue();
+    const eventLoop = sampleEventLoop();
     const report = await probe('new', seconds, [CACHED_PAGE]);
+    const eventLoopDelay = eventLoop.stop();
     queue.stop();
     const loaded = JSON.parse(await load) as MixedLoadResult;
     const opened = report.paths[CACHED_PAGE]!;
@@ -187,6 +220,7 @@ async function connectionsPhase(dataDir: string, seconds: number, connections: n
         connectP99: connects[Math.ceil(0.99 * connects.length) - 1] ?? null,
         errors: [...new Set(opened.filter((timing) => timing.error !== undefined).map((timing) => timing.error))],
       },
+      eventLoopDelay,
       acceptQueue: { samples: queue.samples.length, max: Math.max(0, ...queue.samples), mean: queue.samples.reduce((sum, n) => sum + n, 0) / Math.max(1, queue.samples.length) },
       load: { connections, requests: loaded.requests, requestsPerSecond: loaded.requestsPerSecond, p99: loaded.p99, errors: loaded.errors, rampErrors: loaded.ramp.errors, errorSamples: loaded.errorSamples.slice(0, 5), statuses: loaded.statuses },
     };
@@ -198,7 +232,7 @@ async function connectionsPhase(dataDir: string, seconds: number, connections: n
         met: answered.length === opened.length,
       },
     ];
-    log(`  load: ${Math.round(loaded.requestsPerSecond)} req/s, p99 ${loaded.p99.toFixed(1)} ms, ${loaded.errors} errors (${loaded.ramp.errors} in the ramp); accept queue max ${figures.acceptQueue.max}, mean ${figures.acceptQueue.mean.toFixed(1)}; new connections: p50 first byte ${ms(figures.newConnections.firstByteP50)}, max ${ms(figures.newConnections.firstByteMax)}`);
+    log(`  load: ${Math.round(loaded.requestsPerSecond)} req/s, p99 ${loaded.p99.toFixed(1)} ms, ${loaded.errors} errors (${loaded.ramp.errors} in the ramp); event-loop delay: largest mean of a second ${figures.eventLoopDelay.meanMsMax.toFixed(1)} ms, max ${figures.eventLoopDelay.maxMs.toFixed(0)} ms; accept queue max ${figures.acceptQueue.max}, mean ${figures.acceptQueue.mean.toFixed(1)}; new connections: p50 first byte ${ms(figures.newConnections.firstByteP50)}, max ${ms(figures.newConnections.firstByteMax)}`);
     return { figures, targets };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/app.ts';
+import type { AppOptions } from '../../src/http/app.ts';
+import type { OrganizationRecord } from '../../src/hsds/records.ts';
+import { buildSnapshot } from '../../src/publish/build.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
+import type { StoreProvider } from '../../src/store/store.ts';
+import { fixtureDataset } from '../fixtures/dataset.ts';
+import { API, temporaryDirectory } from '../helpers/app.ts';
+import { waitFor } from '../helpers/wait.ts';
+
+const EXPORT = `${API}/organizations?format=ndjson&full=true`;
+
+/** Enough organizations that an export (about 30 MB) outlasts what socket buffers hold. */
+const many: OrganizationRecord[] = Array.from({ length: 6000 }, (_, index) => ({
+  externalId: `BULK-${index}`,
+  status: 'published',
+  name: `Bulk organization ${index}`,
+  description: 'x'.repeat(5000),
+  identifiers: [],
+  tags: [],
+}));
+
+interface Served {
+  app: FastifyInstance;
+  port: number;
+  /** Dataset leases held now. */
+  leases: () => number;
+}
+
+/** Sends a GET and never reads the answer: a stalled client. */
+function stalledClient(port: number, path: string): Socket {
+  const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
+  socket.pause();
+  socket.on('error', () => {});
+  return socket;
+}
+
+/** A request's status, headers and body. */
+function get(port: number, path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('no request starves another', () => {
+  const directory = temporaryDirectory();
+  let store: SqliteStore;
+  const servers: FastifyInstance[] = [];
+
+  before(async () => {
+    const file = join(directory.path, 'snapshot.sqlite');
+    await buildSnapshot(fixtureDataset({ organizations: many }), file);
+    store = new SqliteStore(file);
+  });
+  after(async () => {
+    for (const app of servers) await app.close();
+    await store.close();
+    directory.remove();
+  });
+
+  /** A listening app over the shared snapshot, counting its dataset leases. */
+  async function serve(options: Partial<AppOptions> = {}, setup: (app: FastifyInstance) => void = () => {}): Promise<Served> {
+    let leases = 0;
+    const stores: StoreProvider = {
+      acquire: () => {
+        leases++;
+        let released = false;
+        return {
+          store,
+          release: () => {
+            if (!released) leases--;
+            released = true;
+          },
+        };
+      },
+      readiness: async () => ({ ready: true }),
+      close: async () => {},
+    };
+    const app = await buildApp({ stores, logLevel: 'silent', ...options });
+    servers.push(app);
+    setup(app);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    return { app, port: (app.server.address() as { port: number }).port, leases: () => leases };
+  }
+
+  it('answers a probe and a page while an uncompressed export is under way, before it ends', async () => {
+    const finished: string[] = [];
+    let probes: Promise<void> | undefined;
+    let port = 0;
+    const curl = (path: string) =>
+      new Promise<void>((resolve, reject) => {
+        // Another process, reading as fast as it can, as a real client would (no Accept-Encoding: identity).
+        const child = spawn('curl', ['-s', '-o', '/dev/null', `http://127.0.0.1:${port}${path}`], { stdio: 'ignore' });
+        child.once('error', reject);
+        child.once('exit', () => resolve());
+      });
+    ({ port } = await serve({}, (app) => {
+      app.addHook('onResponse', async (request) => {
+        finished.push(request.url);
+      });
+      app.addHook('onRequest', async (request) => {
+        // Once the export has begun, two other clients ask for a probe and a page.
+        if (request.url === EXPORT) probes = Promise.all([curl('/healthz'), curl(`${API}/organizations?per_page=1`)]).then(() => {});
+      });
+    }));
+    await curl(EXPORT);
+    await probes;
+    await waitFor(() => finished.length === 3);
+    assert.equal(finished.at(-1), EXPORT, `the export ended last: ${finished.join(', ')}`);
+  });
+
+  it('cuts a client that takes no bytes for the idle time, releasing its dataset', async () => {
+    const { port, leases } = await serve({ idleTimeoutMs: 500 });
+    const client = stalledClient(port, EXPORT);
+    const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
+    try {
+      await waitFor(() => leases() === 1, 5000, 'the export to hold its lease');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(leases(), 1, 'held while within the idle time');
+      await waitFor(() => leases() === 0, 5000, 'the lease to be released');
+      // The server closed the connection: the client, reading again, sees it end.
+      client.resume();
+      await closed;
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('answers exports past the limit with a 503 problem, Retry-After and no-store, until one ends', async (t) => {
+    const { port, leases } = await serve({ maxExports: 2 });
+    const clients = [stalledClient(port, EXPORT), stalledClient(port, EXPORT)];
+    t.after(() => clients.forEach((client) => client.destroy()));
+    await waitFor(() => leases() === 2, 5000, 'two exports under way');
+    const refused = await get(port, EXPORT);
+    assert.equal(refused.status, 503);
+    assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(refused.headers['retry-after'], '10');
+    assert.equal(refused.headers['cache-control'], 'no-store');
+    assert.match(JSON.parse(refused.body).detail, /2 exports are under way/);
+    assert.equal(leases(), 2, 'a refused export takes no lease beyond its request');
+    // Pages are not exports.
+    assert.equal((await get(port, `${API}/organizations?per_page=1`)).status, 200);
+    clients[0]!.destroy();
+    await waitFor(() => leases() === 1, 5000, 'the first export to end');
+    assert.equal((await get(port, `${API}/taxonomies?format=ndjson`)).status, 200);
+  });
+
+  it('sheds requests with a 503 problem while the event loop lags, and still answers health probes', async () => {
+    const { port } = await serve({ loadShedding: { maxEventLoopDelayMs: 50, sampleIntervalMs: 100 } });
+    const served = async () => (await get(port, `${API}/organizations?per_page=1`)).status === 200;
+    // Building the snapshot and the app lagged too: served once that has passed.
+    await waitFor(served, 5000, 'a calm loop');
+    // A lag: the loop blocked for 400 ms, then one turn for the sampler (due meanwhile) to see it.
+    const until = performance.now() + 400;
+    while (performance.now() < until);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const [shed, healthz, readyz] = await Promise.all([get(port, `${API}/organizations?per_page=1`), get(port, '/healthz'), get(port, '/readyz')]);
+    assert.equal(shed.status, 503);
+    assert.match(String(shed.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(shed.headers['retry-after'], '5');
+    assert.equal(shed.headers['cache-control'], 'no-store');
+    assert.match(JSON.parse(shed.body).detail, /overloaded/);
+    assert.equal(healthz.status, 200);
+    assert.equal(readyz.status, 200);
+    // Once the lag has passed, requests are served again.
+    await waitFor(served, 5000, 'the lag to pass');
+  });
+});
