@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { DEFAULT_MAX_EXPORTS } from './http/plugins/app/streams.ts';
+import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_MAX_EXPORTS } from './http/limits.ts';
 import { DEFAULT_POSTGRES_SETTINGS } from './store/postgres/connection.ts';
 import type { PostgresSettings } from './store/postgres/connection.ts';
 import type { PostgresTarget } from './publish/publish-postgres.ts';
@@ -87,6 +87,12 @@ export const CONFIG_OPTIONS = {
     help: 'exports (format=ndjson) streamed at once; more get a 503 with Retry-After',
     commands: ['serve'],
   },
+  'max-event-loop-delay': {
+    env: 'MAX_EVENT_LOOP_DELAY',
+    default: String(DEFAULT_MAX_EVENT_LOOP_DELAY_MS),
+    help: 'milliseconds of event-loop delay (mean over a second) past which requests other than health probes get a 503 (0: never shed)',
+    commands: ['serve'],
+  },
   'shutdown-timeout': {
     env: 'SHUTDOWN_TIMEOUT',
     default: '10',
@@ -130,6 +136,8 @@ export interface ServeConfig {
   rateLimitPerMinute: number;
   /** Exports streamed at once; more are answered 503. */
   maxExports: number;
+  /** Event-loop delay (ms) past which requests are shed; 0: never. */
+  maxEventLoopDelayMs: number;
   /** How long responses under way may take to finish once a shutdown begins. */
   shutdownTimeoutMs: number;
 }
@@ -251,6 +259,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     database: parseDatabase(setting),
     rateLimitPerMinute: parseInteger('rate limit', setting('rate-limit'), 0, 1_000_000),
     maxExports: parseInteger('max exports', setting('max-exports'), 1, 10_000),
+    maxEventLoopDelayMs: parseInteger('max event loop delay', setting('max-event-loop-delay'), 0, 60_000, ' number of milliseconds'),
     shutdownTimeoutMs: parseInteger('shutdown timeout', setting('shutdown-timeout'), 1, 3600, ' number of seconds') * 1000,
   };
 }

@@ -20,6 +20,7 @@ describe('configuration', () => {
       database: undefined,
       rateLimitPerMinute: 0,
       maxExports: 8,
+      maxEventLoopDelayMs: 500,
       shutdownTimeoutMs: 10_000,
     });
   });
@@ -72,6 +73,12 @@ describe('configuration', () => {
     assert.equal(loadConfig(['--max-exports', '2'], {}).maxExports, 2);
     assert.equal(loadConfig([], { MAX_EXPORTS: '16' }).maxExports, 16);
     for (const value of ['0', '-1', '1.5', 'many']) assert.throws(() => loadConfig([`--max-exports=${value}`], {}), /max exports/);
+  });
+
+  it('reads the event-loop delay that sheds requests, 0 turning shedding off', () => {
+    assert.equal(loadConfig(['--max-event-loop-delay', '0'], {}).maxEventLoopDelayMs, 0);
+    assert.equal(loadConfig([], { MAX_EVENT_LOOP_DELAY: '200' }).maxEventLoopDelayMs, 200);
+    for (const value of ['-1', '0.5', 'soon', '60001']) assert.throws(() => loadConfig([`--max-event-loop-delay=${value}`], {}), /max event loop delay/);
   });
 
   it('reads environment variables, and flags win over them', () => {

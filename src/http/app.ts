@@ -10,16 +10,16 @@ import responseCache from './plugins/app/response-cache.ts';
 import compression from './plugins/app/compression.ts';
 import responseHeaders from './plugins/app/response-headers.ts';
 import { requestId } from './request-id.ts';
-import { checkRequestLimits, clientErrorHandler, closeConnectionsAsTheyIdle, createLimitedServer } from './limits.ts';
+import { DEFAULT_MAX_EXPORTS, checkRequestLimits, clientErrorHandler, closeConnectionsAsTheyIdle, createLimitedServer } from './limits.ts';
 import storePlugin from './plugins/app/store.ts';
-import streams, { DEFAULT_MAX_EXPORTS } from './plugins/app/streams.ts';
+import streams from './plugins/app/streams.ts';
 import turns, { DEFAULT_TURN_BUDGET_MS } from './plugins/app/turns.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
 import metrics from './plugins/external/metrics.ts';
 import rateLimit from './plugins/external/rate-limit.ts';
-import loadShedding, { DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from './plugins/external/load-shedding.ts';
+import loadShedding from './plugins/external/load-shedding.ts';
 import healthRoutes from './routes/health.ts';
 import metaRoutes from './routes/meta.ts';
 import organizationRoutes from './routes/organizations.ts';
@@ -46,7 +46,7 @@ export interface AppOptions {
   idleTimeoutMs?: number;
   /** Exports (streamed lists) under way at once; more are answered 503. */
   maxExports?: number;
-  /** When requests are shed (tests lower the delay and sample often). */
+  /** When requests are shed; unset: never (serve sets it, see --max-event-loop-delay). */
   loadShedding?: LoadSheddingOptions;
 }
 
@@ -85,7 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors);
   await app.register(problems);
   // After the problems plugin (a shed request is a problem) and before the store: shedding takes no lease.
-  await app.register(loadShedding, options.loadShedding ?? { maxEventLoopDelayMs: DEFAULT_MAX_EVENT_LOOP_DELAY_MS });
+  if (options.loadShedding !== undefined) await app.register(loadShedding, options.loadShedding);
   // Waiting for a turn, a request holds no lease yet.
   await app.register(turns, { budgetMs: DEFAULT_TURN_BUDGET_MS });
   await app.register(storePlugin, { stores: options.stores });

@@ -23,6 +23,17 @@ export const HEADERS_TIMEOUT_MS = 10_000;
  */
 export const IDLE_TIMEOUT_MS = 60_000;
 
+/** Exports (streamed lists) under way at once, by default; more are answered 503 (see streams.ts). */
+export const DEFAULT_MAX_EXPORTS = 8;
+
+/**
+ * Mean event-loop delay (ms, over each second) past which requests are shed, by default (see
+ * load-shedding.ts). Under the 256-connection mixed load of bench:faults the largest mean of a
+ * second was 32 ms (README, "Limits"); past 500 ms every request, probes included, waits about that
+ * long for its turn, half of a 1 s liveness probe's timeout.
+ */
+export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 500;
+
 export interface ServerClocks {
   /** Milliseconds a client may take to send its request head (tests shorten it). */
   headersTimeoutMs?: number;

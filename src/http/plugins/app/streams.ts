@@ -13,8 +13,6 @@ declare module 'fastify' {
   }
 }
 
-/** Exports under way at once, by default (see README, "Limits"). */
-export const DEFAULT_MAX_EXPORTS = 8;
 /** What a refused export is told to wait: about what an export of a state's dataset takes. */
 const EXPORT_RETRY_AFTER_SECONDS = 10;
 

@@ -4,12 +4,6 @@ import { ServiceBusy } from '../../problem.ts';
 import { HEALTH_PATHS } from '../../routes/health.ts';
 import { METRICS_PATH } from './metrics.ts';
 
-/**
- * Mean event-loop delay (ms, over each sample) past which requests are shed. Under the 256-connection
- * mixed load of bench:faults the mean stays far below it (see README, "Limits"); past it every
- * request, probes included, waits that long for its turn, and a 1 s liveness probe is near failing.
- */
-export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 500;
 /** How often the delay is measured, by default (under-pressure's own default). */
 const SAMPLE_INTERVAL_MS = 1000;
 /** What a shed request is told to wait: a few samples, for the lag to have passed. */
