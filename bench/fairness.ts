@@ -24,7 +24,8 @@ const USAGE = `Usage: node bench/fairness.ts [options]
 Two phases, each on a fresh server:
   exports      --exports clients loop the whole organization list as NDJSON without compression
                (what plain curl asks for; wrk), while a probe asks for /healthz and the cached first
-               page, each every 100 ms, one at a time: p99 of each <= 50 ms
+               page, each every 100 ms, one at a time: p99 of each <= 50 ms (the same probe runs
+               10 s against the idle server first, for comparison: what the machine gives)
   connections  the mixed load of bench:faults at --connections (autocannon, after a 10 s ramp), while
                a probe opens a new connection every 100 ms: every one answered within 10 s; their
                p99 time to the first byte, and the server's accept queue (ss) sampled every 100 ms
@@ -48,6 +49,8 @@ const CACHED_PAGE = `${API}/organizations`;
 const LOAD_ENCODING = 'br, gzip';
 const P99_TARGET_MS = 50;
 const RAMP_SECONDS = 10;
+/** How long the probe runs against the idle server first, for comparison. */
+const IDLE_PROBE_SECONDS = 10;
 const PROBE = join(REPO, 'bench', 'lib', 'fairness-probe.ts');
 const MIXED_LOAD = join(REPO, 'bench', 'lib', 'mixed-load-process.ts');
 
@@ -126,6 +129,8 @@ async function exportsPhase(dataDir: string, seconds: number, exports: number) {
     log(`  one export alone: ${alone.organizations.toLocaleString('en-US')} organizations, ${(alone.bytes / MIB).toFixed(0)} MiB in ${alone.seconds.toFixed(2)} s = ${Math.round(alone.perSecond).toLocaleString('en-US')} organizations/s`);
     // Into the response cache, as it is in production after its first request.
     await fetchRaw(`${ORIGIN}${CACHED_PAGE}`, { 'accept-encoding': LOAD_ENCODING });
+    // The same probe with nothing else to do: what the machine gives (other processes share it).
+    const idle = await probe('kept', IDLE_PROBE_SECONDS, ['/healthz', CACHED_PAGE]);
     // wrk sends no Accept-Encoding: identity bodies, as plain curl gets.
     const wrk = output('wrk', ['-t1', `-c${exports}`, `-d${seconds + 3}s`, '--timeout', '120s', `${ORIGIN}${EXPORT_PATH}`]);
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -136,6 +141,10 @@ async function exportsPhase(dataDir: string, seconds: number, exports: number) {
     const health = report.paths['/healthz']!;
     const page = report.paths[CACHED_PAGE]!;
     const figures = {
+      idle: {
+        healthz: { probes: idle.paths['/healthz']!.length, p50: percentile(idle.paths['/healthz']!, 50), p99: percentile(idle.paths['/healthz']!, 99) },
+        cachedPage: { probes: idle.paths[CACHED_PAGE]!.length, p50: percentile(idle.paths[CACHED_PAGE]!, 50), p99: percentile(idle.paths[CACHED_PAGE]!, 99) },
+      },
       exportAlone: alone,
       eventLoopDelay,
       loopingExports: { clients: exports, ...looped },
@@ -146,6 +155,7 @@ async function exportsPhase(dataDir: string, seconds: number, exports: number) {
       { name: `/healthz p99 during ${exports} looping identity exports`, value: ms(figures.healthz.p99), target: `<= ${P99_TARGET_MS} ms`, met: figures.healthz.p99 <= P99_TARGET_MS },
       { name: `cached page p99 during ${exports} looping identity exports`, value: ms(figures.cachedPage.p99), target: `<= ${P99_TARGET_MS} ms`, met: figures.cachedPage.p99 <= P99_TARGET_MS },
     ];
+    log(`  idle server, for comparison: /healthz p99 ${ms(figures.idle.healthz.p99)}, cached page p99 ${ms(figures.idle.cachedPage.p99)}`);
     log(`  event-loop delay: largest mean of a second ${eventLoopDelay.meanMsMax.toFixed(1)} ms, max ${eventLoopDelay.maxMs.toFixed(0)} ms`);
     log(`  ${looped.requests} exports finished (${looped.failed} failed); /healthz ${health.length} probes, p50 ${ms(figures.healthz.p50)}, max ${ms(figures.healthz.max)}; cached page ${page.length} probes, p50 ${ms(figures.cachedPage.p50)}, max ${ms(figures.cachedPage.max)}`);
     return { figures, targets };
