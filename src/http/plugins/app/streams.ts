@@ -32,8 +32,8 @@ async function* takingTurns(turns: Turns, chunks: AsyncIterable<string>): AsyncG
 /**
  * Streamed bodies: at most `maxExports` at once (more are answered 503 with Retry-After), each
  * holding its request's dataset until it ends however it ends (finished, client gone, or cut by
- * the server's idle timeout, see limits.ts), and its chunks made in turns shared with requests. The stream
- * pulls the next chunk only when the client has taken the last, so one chunk is held at a time.
+ * the server's idle timeout, see limits.ts), its chunks made in turns shared with requests. The
+ * stream pulls the next chunk only when the client has taken the last: one chunk is held at a time.
  */
 export default fp<{ maxExports: number }>(
   async (app, { maxExports }) => {
