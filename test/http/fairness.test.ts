@@ -28,6 +28,23 @@ const many: OrganizationRecord[] = Array.from({ length: 6000 }, (_, index) => ({
   tags: [],
 }));
 
+/** The client process of the first test: an export read at full speed, and two requests once it has begun. */
+const CLIENT = `
+const { get } = require('node:http');
+const { connect } = require('node:net');
+const [port, exportPath, ...others] = process.argv.slice(1);
+const fetch = (path) => new Promise((resolve, reject) => get({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+  response.resume();
+  response.on('end', resolve);
+}).on('error', reject));
+// The export over a bare socket, its bytes only counted: read faster than an HTTP parser would.
+const socket = connect(Number(port), '127.0.0.1', () => socket.write('GET ' + exportPath + ' HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n'));
+const ended = new Promise((resolve) => socket.on('end', resolve));
+socket.once('data', () => Promise.all([ended, ...others.map(fetch)]).then(() => process.exit(0)));
+socket.on('data', () => {});
+socket.on('error', () => process.exit(1));
+`;
+
 interface Served {
   app: FastifyInstance;
   port: number;
@@ -100,26 +117,16 @@ describe('no request starves another', () => {
 
   it('answers a probe and a page while an uncompressed export is under way, before it ends', async () => {
     const finished: string[] = [];
-    let probes: Promise<void> | undefined;
-    let port = 0;
-    const curl = (path: string) =>
-      new Promise<void>((resolve, reject) => {
-        // Another process, reading as fast as it can, as a real client would (no Accept-Encoding: identity).
-        const child = spawn('curl', ['-s', '-o', '/dev/null', `http://127.0.0.1:${port}${path}`], { stdio: 'ignore' });
-        child.once('error', reject);
-        child.once('exit', () => resolve());
-      });
-    ({ port } = await serve({}, (app) => {
+    const { port } = await serve({}, (app) => {
       app.addHook('onResponse', async (request) => {
         finished.push(request.url);
       });
-      app.addHook('onRequest', async (request) => {
-        // Once the export has begun, two other clients ask for a probe and a page.
-        if (request.url === EXPORT) probes = Promise.all([curl('/healthz'), curl(`${API}/organizations?per_page=1`)]).then(() => {});
-      });
-    }));
-    await curl(EXPORT);
-    await probes;
+    });
+    // Another process, as real clients are: it reads the export as fast as it can (no
+    // Accept-Encoding: identity) and, once its first bytes have come, asks for a probe and a page.
+    const client = spawn(process.execPath, ['-e', CLIENT, String(port), EXPORT, '/healthz', `${API}/organizations?per_page=1`], { stdio: 'inherit' });
+    const code = await new Promise((resolve) => client.once('exit', resolve));
+    assert.equal(code, 0);
     await waitFor(() => finished.length === 3);
     assert.equal(finished.at(-1), EXPORT, `the export ended last: ${finished.join(', ')}`);
   });
