@@ -132,7 +132,7 @@ describe('no request starves another', () => {
   });
 
   it('cuts a client that takes no bytes for the idle time, releasing its dataset', async () => {
-    const { port, leases } = await serve({ idleTimeoutMs: 500 });
+    const { port, leases } = await serve({ idleTimeoutMs: 1000 });
     const client = stalledClient(port, EXPORT);
     const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     try {
