@@ -168,12 +168,13 @@ describe('no request starves another', () => {
   });
 
   it('sheds requests with a 503 problem while the event loop lags, and still answers health probes', async () => {
-    const { port } = await serve({ loadShedding: { maxEventLoopDelayMs: 50, sampleIntervalMs: 100 } });
+    const { port } = await serve({ loadShedding: { maxEventLoopDelayMs: 50, sampleIntervalMs: 400 } });
     const served = async () => (await get(port, `${API}/organizations?per_page=1`)).status === 200;
     // Building the snapshot and the app lagged too: served once that has passed.
     await waitFor(served, 5000, 'a calm loop');
-    // A lag: the loop blocked for 400 ms, then one turn for the sampler (due meanwhile) to see it.
-    const until = performance.now() + 400;
+    // A lag: the loop blocked for 1 s, then one turn for the sampler (due meanwhile) to see it; the
+    // next sample comes 400 ms later.
+    const until = performance.now() + 1000;
     while (performance.now() < until);
     await new Promise((resolve) => setTimeout(resolve, 0));
     const [shed, healthz, readyz] = await Promise.all([get(port, `${API}/organizations?per_page=1`), get(port, '/healthz'), get(port, '/readyz')]);
