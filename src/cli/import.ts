@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSnapshot, InvalidDataset } from '../publish/build.ts';
 import type { BuildOptions, BuildResult, BuildStage } from '../publish/build.ts';
-import { Diagnostics, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { Diagnostics, escapeControlCharacters, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
 import { publishDataset } from '../publish/publish.ts';
 import { publishToPostgres } from '../publish/publish-postgres.ts';
 import type { PublishResult } from '../publish/publish.ts';
@@ -50,7 +50,9 @@ function describeCounts(result: BuildResult): string {
  * `import` and `validate`: read every source, check everything, then (import only) publish
  * atomically. Returns the exit code: 0 publishable (and published), 1 not.
  */
-export async function runImport(command: 'import' | 'validate', config: ImportConfig, write: Write): Promise<number> {
+export async function runImport(command: 'import' | 'validate', config: ImportConfig, writeLine: Write): Promise<number> {
+  // Messages quote input (ids, values, file names): every line printed goes through here, escaped.
+  const write: Write = (line) => writeLine(escapeControlCharacters(line));
   const started = performance.now();
   const diagnostics = new Diagnostics({ maxErrors: config.maxErrors, strict: config.strict });
   let result: BuildResult | PublishResult | undefined;
