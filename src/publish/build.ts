@@ -91,6 +91,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   db.exec('BEGIN');
   const staged = await stageOrganizations(db, input, termByKey, diagnostics, options);
   checkLinks(db, diagnostics);
+  checkParentCycles(db, diagnostics);
   if (diagnostics.hasErrors) throw new InvalidDataset(diagnostics);
   const counts = { unpublishedOrganizations: staged.unpublished, taxonomies: taxonomies.length, taxonomyTerms: termByKey.size };
   if (options.dryRun) {
@@ -262,5 +263,49 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
   for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
     const at = (JSON.parse(row.record) as OrganizationRecord).at;
     diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
+  }
+}
+
+/** Ids of a cycle as printed: all of a short one, the start of a long one. */
+function describeCycle(cycle: readonly string[]): string {
+  const shown = cycle.length <= 6 ? [...cycle, cycle[0]!] : [...cycle.slice(0, 5), `… (${cycle.length} organizations in all)`];
+  return shown.join(' → ');
+}
+
+/**
+ * HSDS parent links form a tree, so a chain of parents that comes back to where it started is an
+ * error (served, it would send a client that follows parents round for ever). Each chain is walked
+ * once, every organization on it marked with the walk's number in the staging database (memory does
+ * not grow with the input); meeting a mark of the same walk closes a cycle.
+ */
+function checkParentCycles(db: DatabaseSync, diagnostics: Diagnostics): void {
+  const parentOf = db.prepare('SELECT parent FROM staging.organizations WHERE external_id = ?');
+  const recordOf = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
+  const walkOf = db.prepare('SELECT walk FROM staging.parent_walks WHERE external_id = ?');
+  const mark = db.prepare('INSERT INTO staging.parent_walks (external_id, walk) VALUES (?, ?)');
+  const starts = db.prepare('SELECT external_id FROM staging.organizations WHERE parent IS NOT NULL');
+  let walk = 0;
+  for (const { external_id: start } of starts.iterate() as Iterable<{ external_id: string }>) {
+    if (walkOf.get(start) !== undefined) continue;
+    walk++;
+    const chain: string[] = [];
+    for (let id: string | null = start; id !== null; ) {
+      const marked = (walkOf.get(id) as { walk: number } | undefined)?.walk;
+      if (marked === walk) {
+        const cycle = chain.slice(chain.indexOf(id));
+        const { record } = recordOf.get(id) as { record: string };
+        const at = { file: '(input)', ...(JSON.parse(record) as OrganizationRecord).at, field: 'parent_id' };
+        const reason = cycle.length === 1 ? `organization ${id} names itself as its parent` : `organizations ${describeCycle(cycle)} are each other's parents`;
+        diagnostics.error(at, `${reason}; parent links must form a tree`);
+        break;
+      }
+      // Reached a chain walked before, or a parent not in the input (a warning of its own).
+      if (marked !== undefined) break;
+      const row = parentOf.get(id) as { parent: string | null } | undefined;
+      if (row === undefined) break;
+      mark.run(id, walk);
+      chain.push(id);
+      id = row.parent;
+    }
   }
 }

@@ -316,9 +316,9 @@ export function hsdsDatapackageSource(directory: string): Source {
       const id = canonicalId(row.required('id', 'id'));
       const link: IdentifierLink = {
         organization: canonicalId(row.required('organization_id', 'id')),
-        scheme: row.optional('identifier_scheme', 'text'),
+        scheme: row.optional('identifier_scheme', 'identifier'),
         type: row.required('identifier_type', 'text'),
-        identifier: row.required('identifier', 'text'),
+        identifier: row.required('identifier', 'identifier'),
         id: servedId(id),
         at: row.at('organization_id'),
       };
