@@ -4,7 +4,8 @@ import { cpSync, mkdirSync, openSync, closeSync, ftruncateSync, readFileSync, re
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { organizationId } from '../../src/hsds/ids.ts';
-import { escapeControlCharacters } from '../../src/publish/diagnostics.ts';
+import { Diagnostics, escapeControlCharacters } from '../../src/publish/diagnostics.ts';
+import { resolveSources } from '../../src/publish/sources/resolve.ts';
 import { MAX_DESCRIPTOR_BYTES } from '../../src/publish/sources/hsds-datapackage.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
@@ -161,6 +162,18 @@ describe('sources that are not regular files', () => {
     ]) {
       assert.ok(run.output.split('\n').includes(expected), `missing ${JSON.stringify(expected)} in:\n${run.output}`);
     }
+  });
+
+  it('refuses them while the sources are resolved, before anything is read', () => {
+    const diagnostics = new Diagnostics();
+    const native = join(work.path, 'native');
+    const sources = resolveSources([native, `native:${join(work.path, 'pipes')}`], diagnostics);
+    const pipe = 'is a named pipe (FIFO), not a regular file; give a regular file';
+    assert.deepEqual(
+      diagnostics.errors.map(({ file, message }) => `${file}: ${message}`),
+      [`${join(native, 'organization_tags.csv')}: ${pipe}`, `${join(work.path, 'pipes', 'organizations.csv')}: ${pipe}`],
+    );
+    assert.ok(!sources.flatMap((source) => source.files).some((file) => file.endsWith('organization_tags.csv') || file.includes('pipes')));
   });
 
   it('refuses a named pipe put in place of a checked file before it is opened, without blocking', () => {
