@@ -37,7 +37,7 @@ const isWithin = (real: string, root: string): boolean => {
   return path === '' || (path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path));
 };
 
-/** The folder's resolved path; undefined (with the reason) when it cannot be resolved. */
+/** The folder with its resolved path, or why it cannot be resolved. */
 export function sourceRoot(path: string): SourceRoot | { problem: string } {
   try {
     return { path, real: realpathSync.native(path) };
