@@ -333,6 +333,22 @@ describe('parent-organization cycles', () => {
     ]);
   });
 
+  it('reports a cycle made with the official HSDS example at its parent_organization_id column', async () => {
+    const packageDir = join(work.path, 'hsds-cycle');
+    cpSync(HSDS_EXAMPLE, packageDir, { recursive: true });
+    const example = 'd9d5e0f5-d3ce-4f73-9a2f-4dd0ecc6c610';
+    // The example's organization names cd09a387-… as its parent, which is not in it: here it is, with the example as its parent.
+    const parent = 'cd09a387-91f4-4555-94ec-e799c35344cd';
+    const organizations = readFileSync(join(packageDir, 'organizations.csv'), 'utf8');
+    const eol = organizations.includes('\r\n') ? '\r\n' : '\n';
+    writeFileSync(join(packageDir, 'organizations.csv'), `${organizations.trimEnd()}${eol}${parent},Parent of the example,,,,,,,,,,,${example}${eol}`);
+    const run = await runCommand('validate', join(work.path, 'data'), [packageDir]);
+    assert.equal(run.code, 1, run.text);
+    assert.deepEqual(errorsOf(run), [
+      `error: ${join(packageDir, 'organizations.csv')}:3 [parent_organization_id]: organizations ${parent} → ${example} → ${parent} are each other's parents; parent links must form a tree`,
+    ]);
+  });
+
   it('accepts parents that form a tree, however deep', async () => {
     const chain = Array.from({ length: 200 }, (_, index) => organization(`D-${index}`, `Deep ${index}`, 'published', index === 0 ? '' : `D-${index - 1}`)).join('');
     const sources = nativeSourceDir(join(work.path, 'tree'), { 'organizations.csv': ORGANIZATIONS + chain });

@@ -273,6 +273,7 @@ export function hsdsDatapackageSource(directory: string): Source {
         status: 'published',
         ...organizationDetails(row),
         parentExternalId: parent === undefined ? undefined : canonicalId(parent),
+        parentField: 'parent_organization_id',
         identifiers: [],
         tags: [],
         at: row.at(),
