@@ -261,8 +261,8 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
     `SELECT o.parent, o.record FROM staging.organizations o WHERE o.parent IS NOT NULL AND NOT EXISTS (SELECT 1 FROM staging.organizations p WHERE p.external_id = o.parent)`,
   );
   for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
-    const at = (JSON.parse(row.record) as OrganizationRecord).at;
-    diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
+    const { at, parentField } = JSON.parse(row.record) as OrganizationRecord;
+    diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
   }
 }
 
@@ -294,9 +294,9 @@ function checkParentCycles(db: DatabaseSync, diagnostics: Diagnostics): void {
       if (marked === walk) {
         const cycle = chain.slice(chain.indexOf(id));
         const { record } = recordOf.get(id) as { record: string };
-        const at = { file: '(input)', ...(JSON.parse(record) as OrganizationRecord).at, field: 'parent_id' };
+        const { at, parentField } = JSON.parse(record) as OrganizationRecord;
         const reason = cycle.length === 1 ? `organization ${id} names itself as its parent` : `organizations ${describeCycle(cycle)} are each other's parents`;
-        diagnostics.error(at, `${reason}; parent links must form a tree`);
+        diagnostics.error({ file: '(input)', ...at, field: parentField ?? 'parent_id' }, `${reason}; parent links must form a tree`);
         break;
       }
       // Reached a chain walked before, or a parent not in the input (a warning of its own).
