@@ -91,7 +91,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   db.exec('BEGIN');
   const staged = await stageOrganizations(db, input, termByKey, diagnostics, options);
   checkLinks(db, diagnostics);
-  checkParentCycles(db, diagnostics);
+  if (staged.withParent > 0) checkParentCycles(db, diagnostics);
   if (diagnostics.hasErrors) throw new InvalidDataset(diagnostics);
   const counts = { unpublishedOrganizations: staged.unpublished, taxonomies: taxonomies.length, taxonomyTerms: termByKey.size };
   if (options.dryRun) {
@@ -190,6 +190,7 @@ async function stageOrganizations(
   const firstRecord = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
   let read = 0;
   let published = 0;
+  let withParent = 0;
   const uuidIds = new Map<string, SourceLocation | undefined>();
   for await (const organization of input.organizations) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
@@ -208,6 +209,7 @@ async function stageOrganizations(
       continue;
     }
     if (isPublished) published++;
+    if (parent !== null) withParent++;
     if (isUuid(key) && key[14] === '5') uuidIds.set(key, organization.at);
   }
   options.onProgress?.('read', read);
@@ -225,7 +227,7 @@ async function stageOrganizations(
   db.exec('CREATE INDEX staging.tags_by_organization ON tags (external_id)');
   db.exec('CREATE INDEX staging.identifiers_by_organization ON identifiers (external_id)');
   checkIdCollisions(db, uuidIds, diagnostics);
-  return { published, unpublished: read - published };
+  return { published, unpublished: read - published, withParent };
 }
 
 /**
@@ -279,30 +281,30 @@ function describeCycle(cycle: readonly string[]): string {
  * not grow with the input); meeting a mark of the same walk closes a cycle.
  */
 function checkParentCycles(db: DatabaseSync, diagnostics: Diagnostics): void {
-  const parentOf = db.prepare('SELECT parent FROM staging.organizations WHERE external_id = ?');
-  const recordOf = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
+  const starts = db.prepare('SELECT external_id, parent FROM staging.organizations WHERE parent IS NOT NULL');
   const walkOf = db.prepare('SELECT walk FROM staging.parent_walks WHERE external_id = ?');
+  const parentAndWalkOf = db.prepare(
+    'SELECT o.parent, w.walk FROM staging.organizations o LEFT JOIN staging.parent_walks w ON w.external_id = o.external_id WHERE o.external_id = ?',
+  );
   const mark = db.prepare('INSERT INTO staging.parent_walks (external_id, walk) VALUES (?, ?)');
-  const starts = db.prepare('SELECT external_id FROM staging.organizations WHERE parent IS NOT NULL');
+  const recordOf = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
   let walk = 0;
-  for (const { external_id: start } of starts.iterate() as Iterable<{ external_id: string }>) {
+  for (const { external_id: start, parent } of starts.iterate() as Iterable<{ external_id: string; parent: string }>) {
     if (walkOf.get(start) !== undefined) continue;
     walk++;
-    const chain: string[] = [];
-    for (let id: string | null = start; id !== null; ) {
-      const marked = (walkOf.get(id) as { walk: number } | undefined)?.walk;
-      if (marked === walk) {
+    mark.run(start, walk);
+    const chain = [start];
+    for (let id: string | null = parent; id !== null; ) {
+      const row = parentAndWalkOf.get(id) as { parent: string | null; walk: number | null } | undefined;
+      // A parent not in the input (a warning of its own), or a chain walked before: no cycle this way.
+      if (row === undefined || (row.walk !== null && row.walk !== walk)) break;
+      if (row.walk === walk) {
         const cycle = chain.slice(chain.indexOf(id));
-        const { record } = recordOf.get(id) as { record: string };
-        const { at, parentField } = JSON.parse(record) as OrganizationRecord;
+        const { at, parentField } = JSON.parse((recordOf.get(id) as { record: string }).record) as OrganizationRecord;
         const reason = cycle.length === 1 ? `organization ${id} names itself as its parent` : `organizations ${describeCycle(cycle)} are each other's parents`;
         diagnostics.error({ file: '(input)', ...at, field: parentField ?? 'parent_id' }, `${reason}; parent links must form a tree`);
         break;
       }
-      // Reached a chain walked before, or a parent not in the input (a warning of its own).
-      if (marked !== undefined) break;
-      const row = parentOf.get(id) as { parent: string | null } | undefined;
-      if (row === undefined) break;
       mark.run(id, walk);
       chain.push(id);
       id = row.parent;
