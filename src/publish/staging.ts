@@ -10,7 +10,6 @@ export const STAGING_TABLES = `
   ) WITHOUT ROWID;
   CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, at TEXT);
   CREATE TABLE staging.identifiers (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT);
-  CREATE TABLE staging.parent_walks (external_id TEXT PRIMARY KEY, walk INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 /** Native ids that are UUIDs name the same organization in any letter case. */
