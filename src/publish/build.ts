@@ -284,34 +284,32 @@ const CYCLE_IDS_SHOWN = 5;
  * step, took twice as long.)
  */
 function checkParentCycles(db: DatabaseSync, diagnostics: Diagnostics): void {
+  // Numbered from 1 in key order, the rowid; 0 stands for no parent.
   db.exec(`
-    CREATE TABLE staging.with_parent (n INTEGER PRIMARY KEY, external_id TEXT NOT NULL UNIQUE);
-    INSERT INTO staging.with_parent (n, external_id)
-      SELECT row_number() OVER (ORDER BY external_id) - 1, external_id FROM staging.organizations WHERE parent IS NOT NULL;
+    CREATE TABLE staging.with_parent (n INTEGER PRIMARY KEY, external_id TEXT NOT NULL UNIQUE, parent TEXT NOT NULL);
+    INSERT INTO staging.with_parent (external_id, parent)
+      SELECT external_id, parent FROM staging.organizations WHERE parent IS NOT NULL ORDER BY external_id;
   `);
   const { count } = db.prepare('SELECT count(*) AS count FROM staging.with_parent').get() as { count: number };
-  // The number of each one's parent; -1 when the parent has no parent itself (or is not in the input): there the chain ends.
-  const parentOf = new Int32Array(count);
-  const parents = db.prepare(`
-    SELECT p.n FROM staging.organizations o LEFT JOIN staging.with_parent p ON p.external_id = o.parent
-    WHERE o.parent IS NOT NULL ORDER BY o.external_id`);
+  // The number of each one's parent; 0 when the parent has no parent itself (or is not in the input): there the chain ends.
+  const parentOf = new Int32Array(count + 1);
+  const parents = db.prepare('SELECT c.n, p.n FROM staging.with_parent c JOIN staging.with_parent p ON p.external_id = c.parent');
   parents.setReturnArrays(true);
-  let index = 0;
-  for (const [parent] of parents.iterate() as Iterable<[number | null]>) parentOf[index++] = parent ?? -1;
+  for (const [child, parent] of parents.iterate() as Iterable<[number, number]>) parentOf[child] = parent;
 
   const idOf = db.prepare('SELECT external_id FROM staging.with_parent WHERE n = ?');
   const recordOf = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
-  const walkOf = new Int32Array(count);
+  const walkOf = new Int32Array(count + 1);
   let walk = 0;
-  for (let start = 0; start < count; start++) {
+  for (let start = 1; start <= count; start++) {
     if (walkOf[start] !== 0) continue;
     walk++;
     let node = start;
-    while (node !== -1 && walkOf[node] === 0) {
+    while (node !== 0 && walkOf[node] === 0) {
       walkOf[node] = walk;
       node = parentOf[node]!;
     }
-    if (node === -1 || walkOf[node] !== walk) continue;
+    if (node === 0 || walkOf[node] !== walk) continue;
     const first: string[] = [];
     let length = 0;
     let member = node;
