@@ -280,8 +280,8 @@ const CYCLE_IDS_SHOWN = 5;
  * error (served, it would send a client that follows parents round for ever). Only organizations with
  * a parent can be in a cycle: they are numbered (in the staging database), their parents' numbers read
  * into an array (4 bytes each), and each chain walked once in memory, every organization on it marked
- * with the walk's number; meeting a mark of the same walk closes a cycle. (Walking in SQL, a lookup per
- * step, took twice as long.)
+ * with the walk's number; meeting a mark of the same walk closes a cycle. (Walking in SQL, a lookup
+ * per step, was four times slower.)
  */
 function checkParentCycles(db: DatabaseSync, diagnostics: Diagnostics): void {
   // Numbered from 1 in key order, the rowid; 0 stands for no parent.
