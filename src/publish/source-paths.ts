@@ -46,6 +46,15 @@ export function sourceRoot(path: string): SourceRoot | { problem: string } {
   }
 }
 
+/** Where a symbolic link points, or undefined when `path` is not one (or is gone). */
+function linkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Resolves a source path through any symbolic links, without opening it. A path that leads outside
  * `root` (when given) is refused, naming where it leads; so are loops and links to nothing.
@@ -58,8 +67,8 @@ export function checkSourcePath(path: string, root?: SourceRoot): CheckedPath {
     stats = statSync(real);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    const link = code === 'ENOENT' ? lstatSync(path, { throwIfNoEntry: false }) : undefined;
-    if (link?.isSymbolicLink()) return { problem: `is a symbolic link to ${readlinkSync(path)}, which does not exist`, missing: false };
+    const target = code === 'ENOENT' ? linkTarget(path) : undefined;
+    if (target !== undefined) return { problem: `is a symbolic link to ${target}, which does not exist`, missing: false };
     return { problem: describeFileError(error), missing: code === 'ENOENT' };
   }
   if (root !== undefined && !isWithin(real, root.real)) {
