@@ -8,7 +8,7 @@ import type { PostgresTarget } from './publish/publish-postgres.ts';
  * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
  * README and in each command's --help.
  */
-export type Command = 'serve' | 'import' | 'validate' | 'migrate';
+export type Command = 'serve' | 'import' | 'validate' | 'migrate' | 'use';
 
 interface OptionSpec {
   env: string;
@@ -23,8 +23,8 @@ export const CONFIG_OPTIONS = {
   'data-dir': {
     env: 'DATA_DIR',
     default: 'var/hsds',
-    help: 'directory of published snapshots (serve reads it; import writes it)',
-    commands: ['serve', 'import'],
+    help: 'directory of published snapshots (serve reads it; import and use write it)',
+    commands: ['serve', 'import', 'use'],
   },
   'database-url': {
     env: 'DATABASE_URL',
@@ -136,6 +136,12 @@ export interface ImportConfig {
   database: PostgresTarget | undefined;
 }
 
+export interface UseConfig {
+  dataDir: string;
+  /** A snapshot's file name in the data directory's snapshots/ (or its path there). */
+  snapshot: string;
+}
+
 export interface MigrateConfig {
   databaseUrl: string;
 }
@@ -213,7 +219,7 @@ function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
     args,
     options: Object.fromEntries(options.map(([name, option]) => [name, { type: option.flag ? ('boolean' as const) : ('string' as const) }])),
     strict: true,
-    allowPositionals: command === 'import' || command === 'validate',
+    allowPositionals: command === 'import' || command === 'validate' || command === 'use',
   });
   const setting = (name: OptionName): string => {
     const option: OptionSpec = CONFIG_OPTIONS[name];
@@ -256,6 +262,12 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
     sources: positionals,
     database: command === 'import' ? parseDatabase(setting) : undefined,
   };
+}
+
+export function loadUseConfig(args: string[], env: NodeJS.ProcessEnv = process.env): UseConfig {
+  const { setting, positionals } = parse('use', args, env);
+  if (positionals.length !== 1) throw new ConfigError('use needs one snapshot: the file name of a snapshot in the data directory\'s snapshots/');
+  return { dataDir: resolve(setting('data-dir')), snapshot: positionals[0]! };
 }
 
 export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = process.env): MigrateConfig {

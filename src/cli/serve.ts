@@ -5,7 +5,8 @@ import { DEFAULT_DATA_DIR } from '../publish/default-dataset.ts';
 import { ensureMigrated } from '../publish/publish-postgres.ts';
 import { LiveSqliteStores } from '../store/live-sqlite.ts';
 import { PostgresStores } from '../store/postgres/live.ts';
-import { readPointer } from '../store/snapshot-directory.ts';
+import { DamagedSnapshot, inspectDataDirectory } from '../store/snapshot-directory.ts';
+import { recoveryAdvice } from './use.ts';
 import type { StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
 import type { ServeConfig } from '../config.ts';
@@ -44,20 +45,38 @@ async function prepareDatabase(config: ServeConfig, write: (line: string) => voi
   return importDefaultDataset(config, write, database);
 }
 
+/**
+ * Before serving a data directory: the default dataset when nothing was ever published there. A
+ * directory whose pointer names no snapshot is never imported into (that would replace what a
+ * publisher has there): it is refused with what is there and how to recover.
+ */
+async function prepareDataDirectory(config: ServeConfig, write: (line: string) => void): Promise<number> {
+  const state = inspectDataDirectory(config.dataDir);
+  if (state.kind === 'published') return 0;
+  if (state.kind === 'empty') {
+    write(`Nothing published in ${config.dataDir} yet: importing the default dataset from data/ (once).`);
+    return importDefaultDataset(config, write, undefined);
+  }
+  write(`Error: ${state.problem}, so there is nothing to serve. Nothing was changed.`);
+  write(await recoveryAdvice(config.dataDir, state.snapshots));
+  return 1;
+}
+
 /** `serve`: the API over the live dataset (SQLite snapshots or PostgreSQL), following each new publish. */
 export async function runServe(config: ServeConfig, write: (line: string) => void): Promise<number> {
-  if (config.database === undefined && readPointer(config.dataDir) === undefined) {
-    write(`Nothing published in ${config.dataDir} yet: importing the default dataset from data/ (once).`);
-    const code = await importDefaultDataset(config, write, undefined);
-    if (code !== 0) return code;
-  }
-  if (config.database !== undefined) {
-    const code = await prepareDatabase(config, write);
-    if (code !== 0) return code;
-  }
+  const code = config.database === undefined ? await prepareDataDirectory(config, write) : await prepareDatabase(config, write);
+  if (code !== 0) return code;
   let log: Log = { info: write, error: write };
   const forwardLog: Log = { info: (message) => log.info(message), error: (message) => log.error(message) };
-  const stores: StoreProvider = config.database === undefined ? new LiveSqliteStores(config.dataDir, forwardLog) : new PostgresStores(config.database, forwardLog);
+  let stores: StoreProvider;
+  try {
+    stores = config.database === undefined ? await LiveSqliteStores.open(config.dataDir, forwardLog) : new PostgresStores(config.database, forwardLog);
+  } catch (error) {
+    if (!(error instanceof DamagedSnapshot)) throw error;
+    write(`Error: the live ${error.message}. Nothing was changed.`);
+    write(await recoveryAdvice(config.dataDir, [], error.path));
+    return 1;
+  }
   const app = await buildApp({
     stores,
     publicBaseUrl: config.publicBaseUrl,
