@@ -59,15 +59,29 @@ export const currentSnapshotPath = (dataDir: string): string | undefined => {
 
 /** Published snapshot files in the directory (build leftovers and checksums aside), newest first. */
 export function publishedSnapshots(dataDir: string): string[] {
+  const directory = snapshotsPath(dataDir);
   let names: string[];
   try {
-    names = readdirSync(snapshotsPath(dataDir));
+    names = readdirSync(directory);
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return [];
     throw error;
   }
-  // Names begin with the publish time (YYYYMMDDTHHMMSSZ), so the name order is the age order.
-  return names.filter((name) => isSnapshotName(name)).sort().reverse();
+  // Names begin with the publish time to the second; the file's time orders two of the same second.
+  const written = (name: string) => fileTime(join(directory, name));
+  return names
+    .filter((name) => isSnapshotName(name))
+    .map((name) => ({ name, time: written(name) }))
+    .sort((a, b) => b.time - a.time || (a.name < b.name ? 1 : -1))
+    .map(({ name }) => name);
+}
+
+function fileTime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 /** A snapshot that cannot be served as it is, with why. */
