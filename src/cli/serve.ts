@@ -38,6 +38,16 @@ async function prepareDatabase(config: ServeConfig, write: (line: string) => voi
     await ensureMigrated(client, database.migrate);
     const live = await client.query<{ generation: string | null }>('SELECT generation FROM hsds.live');
     if (live.rows[0]?.generation != null) return 0;
+    const newest = await client.query<{ id: string; version: string; published_at: string }>('SELECT id, version, published_at FROM hsds.generations ORDER BY id DESC LIMIT 1');
+    const generation = newest.rows[0];
+    if (generation !== undefined) {
+      // Published before, but the pointer was cleared: an import now would drop what is there.
+      write(
+        `Error: hsds.live names no generation, though generation ${generation.id} (dataset ${generation.version}, published ${generation.published_at}) is in the database. Nothing was changed. ` +
+          `To serve it: UPDATE hsds.live SET generation = ${generation.id}; (or publish your data again with hsds-org-api import).`,
+      );
+      return 1;
+    }
   } finally {
     await client.end().catch(() => {});
   }
