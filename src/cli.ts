@@ -4,7 +4,8 @@ import { runMigrate } from './cli/migrate.ts';
 import { runUse } from './cli/use.ts';
 import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig, loadUseConfig } from './config.ts';
 import type { Command } from './config.ts';
-import { ImportBusy, storageFault } from './publish/publish.ts';
+import { ImportBusy } from './publish/import-lock.ts';
+import { storageFault } from './publish/storage-faults.ts';
 import { NotMigrated } from './publish/publish-postgres.ts';
 
 const COMMANDS: Record<Command, { usage: string; about: string }> = {

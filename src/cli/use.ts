@@ -1,5 +1,6 @@
 import { basename, dirname, join, resolve } from 'node:path';
-import { acquireLock, switchPointer } from '../publish/publish.ts';
+import { acquireLock } from '../publish/import-lock.ts';
+import { switchPointer } from '../publish/publish.ts';
 import {
   DamagedSnapshot,
   isSnapshotName,
