@@ -62,6 +62,7 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
     stores,
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
+    metrics: config.metrics,
     logLevel: config.logLevel,
     cacheMaxAge: config.cacheMaxAge,
     responseCacheBytes: config.responseCacheBytes,

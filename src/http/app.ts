@@ -24,11 +24,16 @@ import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
 import { Problem } from './schemas.ts';
 import type { StoreProvider } from '../store/store.ts';
+import { fastifyTrustProxy } from './trust-proxy.ts';
+import type { TrustProxy } from './trust-proxy.ts';
+import type { MetricsListener } from './plugins/external/metrics.ts';
 
 export interface AppOptions {
   stores: StoreProvider;
   publicBaseUrl?: string;
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
+  /** Where /metrics is served apart from the API; unset: on the main port. */
+  metrics?: MetricsListener;
   logLevel?: string;
   /** Seconds responses may be cached by clients and edges (Cache-Control max-age). */
   cacheMaxAge?: number;
@@ -44,9 +49,10 @@ export const DEFAULT_CACHE_MAX_AGE = 300;
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 2 ** 20;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const trustProxy = fastifyTrustProxy(options.trustProxy ?? false);
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info' },
-    trustProxy: options.trustProxy ?? false,
+    trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkError,
     // Ids are checked before use (request-id.ts), so Fastify must not take the header as it is.
@@ -70,7 +76,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   if ((options.rateLimitPerMinute ?? 0) > 0) await app.register(rateLimit, { perMinute: options.rateLimitPerMinute! });
   await app.register(openapi);
-  await app.register(links, { publicBaseUrl: options.publicBaseUrl });
+  await app.register(links, { publicBaseUrl: options.publicBaseUrl, proxyTrusted: trustProxy !== false });
   // Before problems: a CORS preflight is answered here, not as a plain OPTIONS.
   await app.register(cors);
   await app.register(problems);
@@ -93,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   await app.register(healthRoutes, { stores: options.stores });
-  await app.register(metrics, { stores: options.stores });
+  await app.register(metrics, { stores: options.stores, listener: options.metrics });
   // The site root points at the API root, so a browser pointed at the host finds it.
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${API_PREFIX}/`, 302));
   return app;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
 export interface InvalidParam {
@@ -40,4 +41,20 @@ export function problemBody(problem: Problem, profileUrl: string): string {
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(problem, reply.request.apiUrl('/profile')));
+}
+
+/**
+ * Answers with a problem where no Fastify reply exists (a server of our own, or an answer Node asks
+ * the application for, like a failed expectation): the same body and headers as `sendProblem`.
+ */
+export function writeProblem(response: ServerResponse, problem: Problem, headers: Record<string, string> = {}): void {
+  const body = problemBody(problem, '');
+  response.writeHead(problem.status, {
+    ...headers,
+    'content-type': PROBLEM_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(response.req.method === 'HEAD' ? undefined : body);
 }
