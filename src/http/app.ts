@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
-import httpCaching from './plugins/app/http-caching.ts';
+import httpCaching, { notModified } from './plugins/app/http-caching.ts';
 import contentCoding from './plugins/app/content-coding.ts';
 import responseCache from './plugins/app/response-cache.ts';
 import compression from './plugins/app/compression.ts';
@@ -84,8 +84,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const responseCacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
   await app.register(contentCoding, { responsesCached: responseCacheBytes > 0 });
   await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });
-  // In this order: a cached response is sent already compressed, and the compression plugin leaves it.
+  // In this order: a cached response is sent already compressed, and the compression plugin leaves it;
+  // a 200 the client holds is kept by the response cache before it becomes a 304, and never compressed.
   await app.register(responseCache, { maxBytes: responseCacheBytes });
+  await app.register(notModified);
   await app.register(compression);
   await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 
