@@ -60,6 +60,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestId,
     serverFactory: (handler) => createLimitedServer(handler, options.headersTimeoutMs),
     clientErrorHandler,
+    // A request that arrives on a kept-alive connection while the server shuts down is answered as
+    // usual (with Connection: close), not with Fastify's own 503, which is not a problem document.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of [...documentSchemas, Problem]) app.addSchema(schema);

@@ -17,6 +17,9 @@ export interface Problem {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 
+/** The methods this read-only API answers, everywhere (any other is a 405). */
+export const READ_METHODS = 'GET, HEAD, OPTIONS';
+
 /** A request parameter the caller got wrong: answered as a 400 problem naming it. */
 export class ParameterError extends Error {
   readonly parameter: string;

@@ -164,6 +164,8 @@ export default fp<MetricsOptions>(
       app.get(METRICS_PATH, { schema: { hide: true }, config: { cors: false } }, async (_request, reply) =>
         reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics()),
       );
+      // A route of its own, so no CORS preflight is answered for it either.
+      app.options(METRICS_PATH, { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.code(204).send());
       return;
     }
     const server = createLimitedServer((request, response) => {
