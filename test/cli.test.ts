@@ -28,6 +28,9 @@ describe('the hsds-org-api command', () => {
     const bad = cli('import', '--max-errors', 'lots', 'x');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /max errors must be an integer/);
+    const trustingAll = cli('serve', '--trust-proxy', 'true');
+    assert.equal(trustingAll.code, 2);
+    assert.match(trustingAll.stderr, /^Error: trust proxy "true" would believe X-Forwarded-\* from any client .*: give the number of proxies in front \(e\.g\. 1\) or their addresses/);
   });
 
   it('exits 0 for publishable sources and 1 for bad ones, publishing only the good', () => {

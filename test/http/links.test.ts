@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { FORWARDED_LINKS_WARNING } from '../../src/http/plugins/app/links.ts';
 import { API, getJson, startTestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
 
@@ -107,5 +109,24 @@ describe('absolute links', () => {
     } finally {
       await test.close();
     }
+  });
+
+  it('are announced at startup when they come from X-Forwarded-*, recommending PUBLIC_BASE_URL', () => {
+    // The app's log lines at startup (warn and above), from a process of its own: the log goes to stdout.
+    const startupWarnings = (options: string) => {
+      const script = `
+        const { buildApp } = await import(${JSON.stringify(new URL('../../src/http/app.ts', import.meta.url).pathname)});
+        const stores = { acquire() { throw new Error('unused'); }, readiness: async () => ({ ready: false }), close: async () => {} };
+        const app = await buildApp({ stores, logLevel: 'warn', ...${options} });
+        await app.ready();
+        await app.close();`;
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      return run.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line).msg);
+    };
+    assert.deepEqual(startupWarnings('{ trustProxy: 1 }'), [FORWARDED_LINKS_WARNING]);
+    assert.match(FORWARDED_LINKS_WARNING, /set PUBLIC_BASE_URL/);
+    assert.deepEqual(startupWarnings("{ trustProxy: ['10.0.0.5'], publicBaseUrl: 'https://api.example.org' }"), []);
+    assert.deepEqual(startupWarnings('{}'), []);
   });
 });
