@@ -71,10 +71,10 @@ export const CONFIG_OPTIONS = {
   'metrics-port': {
     env: 'METRICS_PORT',
     default: '',
-    help: 'serve /metrics on this port instead of the main one (unset: on the main port)',
+    help: 'serve /metrics on this port (on --metrics-host) instead of the main one; set it in production',
     commands: ['serve'],
   },
-  'metrics-host': { env: 'METRICS_HOST', default: '127.0.0.1', help: 'interface of the metrics port', commands: ['serve'] },
+  'metrics-host': { env: 'METRICS_HOST', default: '127.0.0.1', help: 'interface of the metrics port: loopback or a private one', commands: ['serve'] },
   'log-level': {
     env: 'LOG_LEVEL',
     default: 'info',
