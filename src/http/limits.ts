@@ -13,14 +13,14 @@ import type { Problem } from './problem.ts';
 
 /** Longest request target (path and query) served; longer ones get a 414. */
 export const MAX_URL_LENGTH = 4096;
-
-/** The answer to a request target over MAX_URL_LENGTH, whoever sees it first (a hook, or the router's own checks). */
-export const tooLongTarget = (url: string): Problem | undefined =>
-  url.length > MAX_URL_LENGTH ? { title: 'URI Too Long', status: 414, detail: `Request targets are at most ${MAX_URL_LENGTH} characters.` } : undefined;
 /** Largest request head (request line and headers): Node's own limit (--max-http-header-size), answered with a 431. */
 export const MAX_HEADER_BYTES = 16 * 1024;
 /** Longest a client may take to send its request head. */
 export const HEADERS_TIMEOUT_MS = 10_000;
+
+/** The answer to a request target over MAX_URL_LENGTH, whoever sees it first (a hook, or the router's own checks). */
+export const tooLongTarget = (url: string): Problem | undefined =>
+  url.length > MAX_URL_LENGTH ? { title: 'URI Too Long', status: 414, detail: `Request targets are at most ${MAX_URL_LENGTH} characters.` } : undefined;
 
 /**
  * The server's other clocks: the whole request within 30 s; an idle keep-alive connection kept 72 s

@@ -47,8 +47,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
 }
 
 /**
- * Answers with a problem where no Fastify reply exists (a server of our own, or an answer Node asks
- * the application for, like a failed expectation): the same body and headers as `sendProblem`.
+ * Answers with a problem where no Fastify reply exists (the metrics port's server, or an answer Node
+ * asks the application for, like a failed expectation): never cached, never sniffed.
  */
 export function writeProblem(response: ServerResponse, problem: Problem, headers: Record<string, string> = {}): void {
   const body = problemBody(problem, '');

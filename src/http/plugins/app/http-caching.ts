@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../../../../package.json' with { type: 'json' };
@@ -7,7 +8,7 @@ import { METRICS_PATH } from '../external/metrics.ts';
 import { API_PREFIX } from './links.ts';
 import { CODING_TAG_SUFFIX } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
-import { varyOnEncoding } from './compression.ts';
+import { isStream, varyOnEncoding } from './compression.ts';
 
 /**
  * Validators and freshness for edge caches and clients. A response is a function of the dataset
@@ -65,9 +66,6 @@ declare module 'fastify' {
     };
   }
 }
-
-const isStream = (payload: unknown): payload is NodeJS.ReadableStream & { destroy(): void } =>
-  typeof payload === 'object' && payload !== null && typeof (payload as NodeJS.ReadableStream).pipe === 'function';
 
 /**
  * Answers 304 to a request whose answer is known to be a 200 that the client holds already. The
@@ -138,7 +136,7 @@ export const notModified = fp(
     app.addHook('onSend', async (request, reply, payload) => {
       if (reply.statusCode !== 200 || request.cacheable?.notModified !== true) return payload;
       // A streamed list already begun: stopping it ends its hold on the store too.
-      if (isStream(payload)) payload.destroy();
+      if (isStream(payload)) (payload as Readable).destroy();
       reply.removeHeader('content-type').removeHeader('content-length').removeHeader('content-encoding');
       reply.code(304);
       varyOnEncoding(reply);
