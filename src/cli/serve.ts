@@ -91,6 +91,7 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
     stores,
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
+    metrics: config.metrics,
     logLevel: config.logLevel,
     cacheMaxAge: config.cacheMaxAge,
     responseCacheBytes: config.responseCacheBytes,
@@ -99,10 +100,21 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
   const onTimeout = () => app.log.error(`responses still under way after ${config.shutdownTimeoutMs / 1000} s: exiting without them`);
   // Stops listening at once, lets responses under way finish, then closes the store.
-  closeWithGrace({ delay: config.shutdownTimeoutMs, onTimeout }, async ({ err }) => {
+  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs, onTimeout }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
   });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Else its exit handler would close the app again and exit with 0.
+    grace.uninstall();
+    await app.close();
+    const { code, address, port } = error as NodeJS.ErrnoException & { address?: string; port?: number };
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw error;
+    // The main port or the metrics port (--port, --metrics-port): the address says which.
+    write(`Error: cannot listen on ${address}:${port} (${code === 'EADDRINUSE' ? 'already in use' : code === 'EACCES' ? 'not permitted' : 'no such address here'}): choose another --port, --host, --metrics-port or --metrics-host.`);
+    return 1;
+  }
   return 0;
 }
