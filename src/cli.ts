@@ -48,9 +48,6 @@ const write = (line: string) => process.stderr.write(`${line}\n`);
 /** One line for what the system or the operator can fix; undefined for anything else (a bug keeps its stack). */
 function knownFault(error: unknown): string | undefined {
   if (error instanceof ImportBusy || error instanceof NotMigrated) return error.message;
-  const { code, address, port } = error as { code?: string; address?: string; port?: number };
-  if (code === 'EADDRINUSE') return `${address}:${port} is already in use by another program: choose another --port`;
-  if (code === 'EADDRNOTAVAIL') return `${address} is not an address of this machine: choose another --host`;
   return storageFault(error, '')?.message;
 }
 
