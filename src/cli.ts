@@ -23,7 +23,7 @@ const COMMANDS: Record<Command, { usage: string; about: string }> = {
   },
   use: {
     usage: 'hsds-org-api use [options] <snapshot>',
-    about: 'Make a published snapshot in the data directory the live one, after verifying its checksum: to recover when\nthe pointer is lost or the live snapshot damaged, or to roll back. A running server follows within a second.',
+    about: 'Make a published snapshot in the data directory the live one, after verifying its checksum: to recover when\nthe pointer is lost or the live snapshot damaged, or to roll back. A running server follows once it has verified the snapshot too.',
   },
   migrate: {
     usage: 'hsds-org-api migrate [options]',

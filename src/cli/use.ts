@@ -51,7 +51,7 @@ export async function runUse(config: UseConfig, write: (line: string) => void): 
       return 0;
     }
     switchPointer(config.dataDir, name);
-    write(`Now live: ${describe(name, summary)}. A running server follows within a second.`);
+    write(`Now live: ${describe(name, summary)}. A running server follows once it has verified it too.`);
     return 0;
   } catch (error) {
     if (!(error instanceof DamagedSnapshot)) throw error;
