@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { buildSnapshot, InvalidDataset } from '../publish/build.ts';
 import type { BuildOptions, BuildResult, BuildStage } from '../publish/build.ts';
 import { Diagnostics, escapeControlCharacters, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { ImportBusy } from '../publish/import-lock.ts';
 import { publishDataset } from '../publish/publish.ts';
+import { StorageFault } from '../publish/storage-faults.ts';
 import { publishToPostgres } from '../publish/publish-postgres.ts';
 import type { PublishResult } from '../publish/publish.ts';
 import { combineSources } from '../publish/sources/combine.ts';
@@ -96,6 +98,11 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
     stage?.finish();
   } catch (error) {
     stage?.finish();
+    if (error instanceof StorageFault || error instanceof ImportBusy) {
+      reportDiagnostics(diagnostics, write);
+      write(`Error: ${error.message}. Nothing was published; the live dataset is unchanged.`);
+      return 1;
+    }
     if (!(error instanceof InvalidDataset || error instanceof TooManyErrors)) throw error;
   }
   reportDiagnostics(diagnostics, write);
