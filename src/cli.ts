@@ -4,6 +4,7 @@ import { runMigrate } from './cli/migrate.ts';
 import { runUse } from './cli/use.ts';
 import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig, loadUseConfig } from './config.ts';
 import type { Command } from './config.ts';
+import { escapeControlCharacters } from './publish/diagnostics.ts';
 import { ImportBusy } from './publish/import-lock.ts';
 import { storageFault } from './publish/storage-faults.ts';
 import { NotMigrated } from './publish/publish-postgres.ts';
@@ -43,7 +44,8 @@ Run hsds-org-api <command> --help for a command's options.`;
 const commandHelp = (command: Command): string =>
   `Usage: ${COMMANDS[command].usage}\n\n${COMMANDS[command].about}\n\nOptions (flag, environment variable):\n${configHelp(command)}\n  --help`;
 
-const write = (line: string) => process.stderr.write(`${line}\n`);
+// Every line printed, whatever it quotes (a file's ids, a pointer's content), has its control characters escaped.
+const write = (line: string) => process.stderr.write(`${escapeControlCharacters(line)}\n`);
 
 /** One line for what the system or the operator can fix; undefined for anything else (a bug keeps its stack). */
 function knownFault(error: unknown): string | undefined {

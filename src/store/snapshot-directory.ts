@@ -212,7 +212,7 @@ export function inspectDataDirectory(dataDir: string): DataDirectoryState {
   const problem =
     pointer.state === 'missing'
       ? `${pointerPath} is missing`
-      : `${pointerPath} does not name a snapshot (it holds ${JSON.stringify(pointer.content).replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)})`;
+      : `${pointerPath} does not name a snapshot (it holds ${JSON.stringify(pointer.content)})`;
   return { kind: 'broken', problem, snapshots };
 }
 

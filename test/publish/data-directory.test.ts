@@ -57,6 +57,7 @@ describe('a data directory whose pointer names no snapshot', () => {
     ['a missing pointer', () => rmSync(join(data.path, POINTER_FILE)), /current is missing/],
     ['an empty pointer', () => writeFileSync(join(data.path, POINTER_FILE), ''), /current does not name a snapshot \(it holds ""\)/],
     ['a pointer out of the directory', () => writeFileSync(join(data.path, POINTER_FILE), '../../../../etc/passwd\n'), /current does not name a snapshot \(it holds "\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd\\n"\)/],
+    ['a pointer holding terminal escapes', () => writeFileSync(join(data.path, POINTER_FILE), '\u001b]0;pwned\u0007\u009b31m'), /current does not name a snapshot \(it holds "\\u001b\]0;pwned\\u0007\\x9b31m"\)/],
     ['a pointer to a deleted snapshot', () => writeFileSync(join(data.path, POINTER_FILE), '20200101T000000Z-0000000000000000.sqlite\n'), /names 20200101T000000Z-0000000000000000\.sqlite, which is not in/],
   ];
   for (const [label, damage, problem] of states) {
