@@ -1,9 +1,12 @@
 import { runImport } from './cli/import.ts';
 import { runServe } from './cli/serve.ts';
 import { runMigrate } from './cli/migrate.ts';
-import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig } from './config.ts';
+import { runUse } from './cli/use.ts';
+import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig, loadUseConfig } from './config.ts';
 import type { Command } from './config.ts';
-import { ImportBusy } from './publish/publish.ts';
+import { escapeControlCharacters } from './publish/diagnostics.ts';
+import { ImportBusy } from './publish/import-lock.ts';
+import { storageFault } from './publish/storage-faults.ts';
 import { NotMigrated } from './publish/publish-postgres.ts';
 
 const COMMANDS: Record<Command, { usage: string; about: string }> = {
@@ -18,6 +21,10 @@ const COMMANDS: Record<Command, { usage: string; about: string }> = {
   validate: {
     usage: 'hsds-org-api validate [options] <source...>',
     about: 'The same checks as import, writing nothing. Exit code 0 when the sources are publishable.',
+  },
+  use: {
+    usage: 'hsds-org-api use [options] <snapshot>',
+    about: 'Make a published snapshot in the data directory the live one, after verifying its checksum: to recover when\nthe pointer is lost or the live snapshot damaged, or to roll back. A running server follows once it has verified the snapshot too.',
   },
   migrate: {
     usage: 'hsds-org-api migrate [options]',
@@ -37,7 +44,14 @@ Run hsds-org-api <command> --help for a command's options.`;
 const commandHelp = (command: Command): string =>
   `Usage: ${COMMANDS[command].usage}\n\n${COMMANDS[command].about}\n\nOptions (flag, environment variable):\n${configHelp(command)}\n  --help`;
 
-const write = (line: string) => process.stderr.write(`${line}\n`);
+// Every line printed, whatever it quotes (a file's ids, a pointer's content), has its control characters escaped.
+const write = (line: string) => process.stderr.write(`${escapeControlCharacters(line)}\n`);
+
+/** One line for what the system or the operator can fix; undefined for anything else (a bug keeps its stack). */
+function knownFault(error: unknown): string | undefined {
+  if (error instanceof ImportBusy || error instanceof NotMigrated) return error.message;
+  return storageFault(error, '')?.message;
+}
 
 const isCommand = (value: string | undefined): value is Command => value !== undefined && Object.hasOwn(COMMANDS, value);
 
@@ -58,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
   const isTerminal = process.stderr.isTTY === true;
   if (command === 'serve') return runServe(loadServeConfig(rest, process.env, isTerminal), write);
   if (command === 'migrate') return runMigrate(loadMigrateConfig(rest, process.env), write);
+  if (command === 'use') return runUse(loadUseConfig(rest, process.env), write);
   return runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write);
 }
 
@@ -71,7 +86,7 @@ main(process.argv.slice(2)).then(
       process.exitCode = 2;
       return;
     }
-    write(error instanceof ImportBusy || error instanceof NotMigrated ? `Error: ${error.message}` : String((error as Error).stack ?? error));
+    write(`Error: ${knownFault(error) ?? String((error as Error).stack ?? error)}`);
     process.exitCode = 1;
   },
 );

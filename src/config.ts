@@ -4,12 +4,14 @@ import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_MAX_EXPORTS } from './http/lim
 import { DEFAULT_POSTGRES_SETTINGS } from './store/postgres/connection.ts';
 import type { PostgresSettings } from './store/postgres/connection.ts';
 import type { PostgresTarget } from './publish/publish-postgres.ts';
+import { isProxyAddress, NAMED_RANGES } from './http/trust-proxy.ts';
+import type { TrustProxy } from './http/trust-proxy.ts';
 
 /**
  * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
  * README and in each command's --help.
  */
-export type Command = 'serve' | 'import' | 'validate' | 'migrate';
+export type Command = 'serve' | 'import' | 'validate' | 'migrate' | 'use';
 
 interface OptionSpec {
   env: string;
@@ -24,8 +26,8 @@ export const CONFIG_OPTIONS = {
   'data-dir': {
     env: 'DATA_DIR',
     default: 'var/hsds',
-    help: 'directory of published snapshots (serve reads it; import writes it)',
-    commands: ['serve', 'import'],
+    help: 'directory of published snapshots (serve reads it; import and use write it)',
+    commands: ['serve', 'import', 'use'],
   },
   'database-url': {
     env: 'DATABASE_URL',
@@ -55,8 +57,25 @@ export const CONFIG_OPTIONS = {
   },
   port: { env: 'PORT', default: '8080', help: 'TCP port to listen on', commands: ['serve'] },
   host: { env: 'HOST', default: '0.0.0.0', help: 'interface to listen on', commands: ['serve'] },
-  'public-base-url': { env: 'PUBLIC_BASE_URL', default: '', help: 'absolute base URL used in links', commands: ['serve'] },
-  'trust-proxy': { env: 'TRUST_PROXY', default: 'false', help: 'true to honour X-Forwarded-* headers', commands: ['serve'] },
+  'public-base-url': {
+    env: 'PUBLIC_BASE_URL',
+    default: '',
+    help: 'absolute base URL used in links, e.g. https://api.example.org; set it behind a proxy',
+    commands: ['serve'],
+  },
+  'trust-proxy': {
+    env: 'TRUST_PROXY',
+    default: 'false',
+    help: 'proxies whose X-Forwarded-* headers are believed: how many are in front (e.g. 1; the nearest on a private network), or their addresses/CIDRs, comma-separated',
+    commands: ['serve'],
+  },
+  'metrics-port': {
+    env: 'METRICS_PORT',
+    default: '',
+    help: 'serve /metrics on this port (on --metrics-host) instead of the main one; set it in production',
+    commands: ['serve'],
+  },
+  'metrics-host': { env: 'METRICS_HOST', default: '127.0.0.1', help: 'interface of the metrics port: loopback or a private one', commands: ['serve'] },
   'log-level': {
     env: 'LOG_LEVEL',
     default: 'info',
@@ -122,8 +141,10 @@ export interface ServeConfig {
   dataDir: string;
   /** Absolute base for links, e.g. https://api.example.org; when unset, taken from each request. */
   publicBaseUrl: string | undefined;
-  /** Honour X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you control). */
-  trustProxy: boolean;
+  /** Proxies whose X-Forwarded-* headers are believed (see trust-proxy.ts). */
+  trustProxy: TrustProxy;
+  /** Where /metrics is served apart from the API; undefined: on the main port. */
+  metrics: { port: number; host: string } | undefined;
   logLevel: string;
   progress: ProgressMode;
   /** Cache-Control max-age of successful responses, in seconds. */
@@ -153,6 +174,12 @@ export interface ImportConfig {
   database: PostgresTarget | undefined;
 }
 
+export interface UseConfig {
+  dataDir: string;
+  /** A snapshot's file name in the data directory's snapshots/ (or its path there). */
+  snapshot: string;
+}
+
 export interface MigrateConfig {
   databaseUrl: string;
 }
@@ -174,6 +201,27 @@ function parseBaseUrl(value: string): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`public base URL must use http or https, got "${value}"`);
   if (url.search !== '' || url.hash !== '') throw new ConfigError('public base URL must not have a query or fragment');
   return url.href.replace(/\/+$/, '');
+}
+
+function parseTrustProxy(value: string): TrustProxy {
+  if (/^(false|no|0|)$/i.test(value)) return false;
+  if (/^(true|yes)$/i.test(value)) {
+    throw new ConfigError(
+      `trust proxy "${value}" would believe X-Forwarded-* from any client (its own address for the rate limit, any host in links): give the number of proxies in front (e.g. 1) or their addresses (e.g. 10.0.0.5,192.168.0.0/16)`,
+    );
+  }
+  if (/^\d+$/.test(value)) return parseInteger('trust proxy hop count', value, 0, 16);
+  const entries = value.split(',').map((entry) => entry.trim());
+  const wrong = entries.find((entry) => !isProxyAddress(entry));
+  if (wrong !== undefined) {
+    throw new ConfigError(`trust proxy must be a number of proxies or a comma-separated list of IP addresses, CIDR ranges or ${NAMED_RANGES.join(', ')}; "${wrong}" is none of these`);
+  }
+  return entries;
+}
+
+function parseMetrics(port: string, host: string): ServeConfig['metrics'] {
+  if (port === '') return undefined;
+  return { port: parseInteger('metrics port', port, 0, 65_535), host };
 }
 
 function parseDatabaseUrl(value: string, name = 'database URL'): string {
@@ -230,7 +278,7 @@ function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
     args,
     options: Object.fromEntries(options.map(([name, option]) => [name, { type: option.flag ? ('boolean' as const) : ('string' as const) }])),
     strict: true,
-    allowPositionals: command === 'import' || command === 'validate',
+    allowPositionals: command === 'import' || command === 'validate' || command === 'use',
   });
   const setting = (name: OptionName): string => {
     const option: OptionSpec = CONFIG_OPTIONS[name];
@@ -246,12 +294,16 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
   const { setting } = parse('serve', args, env);
   const logLevel = setting('log-level');
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
+  const port = parseInteger('port', setting('port'), 0, 65_535);
+  const metrics = parseMetrics(setting('metrics-port'), setting('metrics-host'));
+  if (metrics !== undefined && metrics.port === port && port !== 0) throw new ConfigError(`metrics port must differ from port (both ${port}); unset it to serve /metrics on the main port`);
   return {
-    port: parseInteger('port', setting('port'), 0, 65_535),
+    port,
     host: setting('host'),
     dataDir: resolve(setting('data-dir')),
     publicBaseUrl: parseBaseUrl(setting('public-base-url')),
-    trustProxy: parseBoolean('trust proxy', setting('trust-proxy')),
+    trustProxy: parseTrustProxy(setting('trust-proxy')),
+    metrics,
     logLevel,
     progress: parseProgress(setting('progress'), isTerminal),
     cacheMaxAge: parseInteger('cache max age', setting('cache-max-age'), 0, 31_536_000, ' number of seconds'),
@@ -275,6 +327,12 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
     sources: positionals,
     database: command === 'import' ? parseDatabase(setting) : undefined,
   };
+}
+
+export function loadUseConfig(args: string[], env: NodeJS.ProcessEnv = process.env): UseConfig {
+  const { setting, positionals } = parse('use', args, env);
+  if (positionals.length !== 1) throw new ConfigError('use needs one snapshot: the file name of a snapshot in the data directory\'s snapshots/');
+  return { dataDir: resolve(setting('data-dir')), snapshot: positionals[0]! };
 }
 
 export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = process.env): MigrateConfig {

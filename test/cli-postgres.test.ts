@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import { NATIVE_EXAMPLE } from './helpers/imports.ts';
 import { postgresSuite, temporaryDatabase } from './helpers/postgres.ts';
 import { freePort, waitFor } from './helpers/wait.ts';
@@ -49,6 +50,22 @@ describe('the hsds-org-api command on PostgreSQL', postgresSuite, () => {
     } finally {
       server.kill('SIGTERM');
       await exited;
+    }
+  });
+
+  it('refuses to serve (and so to import the default dataset over) a database whose live pointer was cleared', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT generation FROM hsds.live');
+      await client.query('UPDATE hsds.live SET generation = NULL');
+      const serve = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--host', '127.0.0.1'], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none', DATABASE_URL: database.url }, timeout: 60_000 });
+      assert.equal(serve.status, 1, serve.stderr);
+      assert.match(serve.stderr, new RegExp(`hsds.live names no generation, though generation ${rows[0].generation} .* Nothing was changed\\. To serve it: UPDATE hsds.live SET generation = ${rows[0].generation};`));
+      assert.doesNotMatch(serve.stderr, /importing the default dataset/);
+      assert.equal((await client.query('SELECT count(*)::int AS n FROM hsds.generations')).rows[0].n, 1);
+    } finally {
+      await client.end();
     }
   });
 });

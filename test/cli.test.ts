@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { currentSnapshotPath } from '../src/store/snapshot-directory.ts';
 import { temporaryDirectory } from './helpers/app.ts';
@@ -28,6 +30,9 @@ describe('the hsds-org-api command', () => {
     const bad = cli('import', '--max-errors', 'lots', 'x');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /max errors must be an integer/);
+    const trustingAll = cli('serve', '--trust-proxy', 'true');
+    assert.equal(trustingAll.code, 2);
+    assert.match(trustingAll.stderr, /^Error: trust proxy "true" would believe X-Forwarded-\* from any client .*: give the number of proxies in front \(e\.g\. 1\) or their addresses/);
   });
 
   it('exits 0 for publishable sources and 1 for bad ones, publishing only the good', () => {
@@ -43,6 +48,29 @@ describe('the hsds-org-api command', () => {
       assert.match(good.stderr, /Published dataset [0-9a-f]{16}/);
       assert.ok(currentSnapshotPath(data.path));
     } finally {
+      data.remove();
+    }
+  });
+
+  it('says in one line, and exits 1, when a port it is to listen on is taken (the main one or the metrics one)', async () => {
+    const data = temporaryDirectory();
+    const taken = createServer().listen(0, '127.0.0.1');
+    try {
+      await once(taken, 'listening');
+      const port = (taken.address() as { port: number }).port;
+      assert.equal(cli('import', '--data-dir', data.path, NATIVE_EXAMPLE).code, 0);
+      for (const ports of [['--port', String(port)], ['--port', '0', '--metrics-port', String(port)]]) {
+        const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', data.path, '--host', '127.0.0.1', '--log-level', 'silent', ...ports], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        const [code] = await once(child, 'exit');
+        clearTimeout(timer);
+        assert.equal(code, 1, ports.join(' '));
+        assert.equal(stderr, `Error: cannot listen on 127.0.0.1:${port} (already in use): choose another --port, --host, --metrics-port or --metrics-host.\n`);
+      }
+    } finally {
+      taken.close();
       data.remove();
     }
   });

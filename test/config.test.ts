@@ -13,6 +13,7 @@ describe('configuration', () => {
       dataDir: resolve('var/hsds'),
       publicBaseUrl: undefined,
       trustProxy: false,
+      metrics: undefined,
       logLevel: 'info',
       progress: 'lines',
       cacheMaxAge: 300,
@@ -82,12 +83,51 @@ describe('configuration', () => {
   });
 
   it('reads environment variables, and flags win over them', () => {
-    const env = { PORT: '9000', DATA_DIR: '/tmp/x', PUBLIC_BASE_URL: 'https://api.example.org/', TRUST_PROXY: 'true' };
+    const env = { PORT: '9000', DATA_DIR: '/tmp/x', PUBLIC_BASE_URL: 'https://api.example.org/', TRUST_PROXY: '1' };
     const config = loadConfig(['--port', '9100'], env);
     assert.equal(config.port, 9100);
     assert.equal(config.dataDir, '/tmp/x');
     assert.equal(config.publicBaseUrl, 'https://api.example.org');
-    assert.equal(config.trustProxy, true);
+    assert.equal(config.trustProxy, 1);
+  });
+
+  it('trusts a number of proxies or a list of their addresses, and nothing by default', () => {
+    assert.equal(loadConfig(['--trust-proxy', '2'], {}).trustProxy, 2);
+    for (const none of ['false', '0', 'no', '']) assert.equal(loadConfig([], { TRUST_PROXY: none }).trustProxy, false, none);
+    assert.deepEqual(loadConfig([], { TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,::1,fd00::/8,loopback,uniquelocal' }).trustProxy, [
+      '10.0.0.5',
+      '192.168.0.0/16',
+      '::1',
+      'fd00::/8',
+      'loopback',
+      'uniquelocal',
+    ]);
+    for (const wrong of ['proxy.example', '10.0.0.0/33', '10.0.0.1/8/8', '::1/129', '10.0.0.1,,10.0.0.2', '10.0.0.0/x']) {
+      assert.throws(() => loadConfig(['--trust-proxy', wrong], {}), /trust proxy must be a number of proxies or a comma-separated list/, wrong);
+    }
+    assert.throws(() => loadConfig(['--trust-proxy', '17'], {}), /trust proxy hop count/);
+  });
+
+  it('refuses to trust every proxy, saying why and what to give instead', () => {
+    for (const everything of ['true', 'TRUE', 'yes']) {
+      assert.throws(
+        () => loadConfig([], { TRUST_PROXY: everything }),
+        (error: Error) =>
+          error instanceof ConfigError &&
+          !error.message.includes('\n') &&
+          /any client/.test(error.message) &&
+          /number of proxies in front \(e\.g\. 1\)/.test(error.message) &&
+          /their addresses/.test(error.message),
+      );
+    }
+  });
+
+  it('serves /metrics on a port of its own when given one, on 127.0.0.1 unless told otherwise', () => {
+    assert.deepEqual(loadConfig(['--metrics-port', '9464'], {}).metrics, { port: 9464, host: '127.0.0.1' });
+    assert.deepEqual(loadConfig([], { METRICS_PORT: '9464', METRICS_HOST: '10.1.2.3' }).metrics, { port: 9464, host: '10.1.2.3' });
+    assert.equal(loadConfig([], { METRICS_HOST: '10.1.2.3' }).metrics, undefined, 'no port, no second listener');
+    assert.throws(() => loadConfig(['--metrics-port', 'x'], {}), /metrics port must be an integer/);
+    assert.throws(() => loadConfig(['--metrics-port', '8080'], {}), /metrics port must differ from port/);
   });
 
   for (const [args, message] of [
@@ -95,7 +135,7 @@ describe('configuration', () => {
     [['--port', '70000'], /port must be an integer/],
     [['--public-base-url', 'api.example.org'], /absolute http\(s\) URL/],
     [['--public-base-url', 'ftp://api.example.org'], /http or https/],
-    [['--trust-proxy', 'maybe'], /true or false/],
+    [['--trust-proxy', 'maybe'], /trust proxy must be/],
     [['--log-level', 'loud'], /log level/],
   ] as const) {
     it(`refuses ${args.join(' ')}`, () => {

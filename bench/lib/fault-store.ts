@@ -18,8 +18,8 @@ export async function workingCopy(store: string, serverUrl: string, organization
     rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(join(dataDir, 'snapshots'), { recursive: true });
     const snapshot = liveSnapshot(base);
-    // Snapshots are never written once published: a link is a copy.
-    linkSync(snapshot, join(dataDir, 'snapshots', basename(snapshot)));
+    // Snapshots (and their checksums) are never written once published: a link is a copy.
+    for (const file of [snapshot, `${snapshot}.sha256`]) linkSync(file, join(dataDir, 'snapshots', basename(file)));
     writeFileSync(join(dataDir, 'current'), `${basename(snapshot)}\n`);
     return { dataDir };
   }
@@ -41,7 +41,9 @@ export async function workingCopy(store: string, serverUrl: string, organization
 export async function leftovers(served: Served): Promise<string[]> {
   if ('dataDir' in served) {
     const { dataDir } = served;
-    const snapshots = readdirSync(join(dataDir, 'snapshots')).filter((name) => !name.endsWith('.sqlite')).map((name) => `snapshots/${name}`);
+    const snapshots = readdirSync(join(dataDir, 'snapshots'))
+      .filter((name) => !name.endsWith('.sqlite') && !name.endsWith('.sqlite.sha256'))
+      .map((name) => `snapshots/${name}`);
     return [...readdirSync(dataDir).filter((name) => name !== 'current' && name !== 'snapshots'), ...snapshots];
   }
   const client = new pg.Client({ connectionString: served.databaseUrl });

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSnapshot, InvalidDataset } from '../publish/build.ts';
 import type { BuildOptions, BuildResult, BuildStage } from '../publish/build.ts';
-import { Diagnostics, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { Diagnostics, escapeControlCharacters, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { ImportBusy } from '../publish/import-lock.ts';
 import { publishDataset } from '../publish/publish.ts';
+import { StorageFault } from '../publish/storage-faults.ts';
 import { publishToPostgres } from '../publish/publish-postgres.ts';
 import type { PublishResult } from '../publish/publish.ts';
 import { combineSources } from '../publish/sources/combine.ts';
@@ -50,7 +52,9 @@ function describeCounts(result: BuildResult): string {
  * `import` and `validate`: read every source, check everything, then (import only) publish
  * atomically. Returns the exit code: 0 publishable (and published), 1 not.
  */
-export async function runImport(command: 'import' | 'validate', config: ImportConfig, write: Write): Promise<number> {
+export async function runImport(command: 'import' | 'validate', config: ImportConfig, writeLine: Write): Promise<number> {
+  // Messages quote input (ids, values, file names): every line printed goes through here, escaped.
+  const write: Write = (line) => writeLine(escapeControlCharacters(line));
   const started = performance.now();
   const diagnostics = new Diagnostics({ maxErrors: config.maxErrors, strict: config.strict });
   let result: BuildResult | PublishResult | undefined;
@@ -94,6 +98,11 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
     stage?.finish();
   } catch (error) {
     stage?.finish();
+    if (error instanceof StorageFault || error instanceof ImportBusy) {
+      reportDiagnostics(diagnostics, write);
+      write(`Error: ${error.message}. Nothing was published; the live dataset is unchanged.`);
+      return 1;
+    }
     if (!(error instanceof InvalidDataset || error instanceof TooManyErrors)) throw error;
   }
   reportDiagnostics(diagnostics, write);

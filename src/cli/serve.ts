@@ -5,7 +5,8 @@ import { DEFAULT_DATA_DIR } from '../publish/default-dataset.ts';
 import { ensureMigrated } from '../publish/publish-postgres.ts';
 import { LiveSqliteStores } from '../store/live-sqlite.ts';
 import { PostgresStores } from '../store/postgres/live.ts';
-import { readPointer } from '../store/snapshot-directory.ts';
+import { DamagedSnapshot, inspectDataDirectory } from '../store/snapshot-directory.ts';
+import { recoveryAdvice } from './use.ts';
 import type { StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
 import type { ServeConfig } from '../config.ts';
@@ -37,6 +38,16 @@ async function prepareDatabase(config: ServeConfig, write: (line: string) => voi
     await ensureMigrated(client, database.migrate);
     const live = await client.query<{ generation: string | null }>('SELECT generation FROM hsds.live');
     if (live.rows[0]?.generation != null) return 0;
+    const newest = await client.query<{ id: string; version: string; published_at: string }>('SELECT id, version, published_at FROM hsds.generations ORDER BY id DESC LIMIT 1');
+    const generation = newest.rows[0];
+    if (generation !== undefined) {
+      // Published before, but the pointer was cleared: an import now would drop what is there.
+      write(
+        `Error: hsds.live names no generation, though generation ${generation.id} (dataset ${generation.version}, published ${generation.published_at}) is in the database. Nothing was changed. ` +
+          `To serve it: UPDATE hsds.live SET generation = ${generation.id}; (or publish your data again with hsds-org-api import).`,
+      );
+      return 1;
+    }
   } finally {
     await client.end().catch(() => {});
   }
@@ -44,24 +55,43 @@ async function prepareDatabase(config: ServeConfig, write: (line: string) => voi
   return importDefaultDataset(config, write, database);
 }
 
+/**
+ * Before serving a data directory: the default dataset when nothing was ever published there. A
+ * directory whose pointer names no snapshot is never imported into (that would replace what a
+ * publisher has there): it is refused with what is there and how to recover.
+ */
+async function prepareDataDirectory(config: ServeConfig, write: (line: string) => void): Promise<number> {
+  const state = inspectDataDirectory(config.dataDir);
+  if (state.kind === 'published') return 0;
+  if (state.kind === 'empty') {
+    write(`Nothing published in ${config.dataDir} yet: importing the default dataset from data/ (once).`);
+    return importDefaultDataset(config, write, undefined);
+  }
+  write(`Error: ${state.problem}, so there is nothing to serve. Nothing was changed.`);
+  write(await recoveryAdvice(config.dataDir, state.snapshots));
+  return 1;
+}
+
 /** `serve`: the API over the live dataset (SQLite snapshots or PostgreSQL), following each new publish. */
 export async function runServe(config: ServeConfig, write: (line: string) => void): Promise<number> {
-  if (config.database === undefined && readPointer(config.dataDir) === undefined) {
-    write(`Nothing published in ${config.dataDir} yet: importing the default dataset from data/ (once).`);
-    const code = await importDefaultDataset(config, write, undefined);
-    if (code !== 0) return code;
-  }
-  if (config.database !== undefined) {
-    const code = await prepareDatabase(config, write);
-    if (code !== 0) return code;
-  }
+  const code = config.database === undefined ? await prepareDataDirectory(config, write) : await prepareDatabase(config, write);
+  if (code !== 0) return code;
   let log: Log = { info: write, error: write };
   const forwardLog: Log = { info: (message) => log.info(message), error: (message) => log.error(message) };
-  const stores: StoreProvider = config.database === undefined ? new LiveSqliteStores(config.dataDir, forwardLog) : new PostgresStores(config.database, forwardLog);
+  let stores: StoreProvider;
+  try {
+    stores = config.database === undefined ? await LiveSqliteStores.open(config.dataDir, forwardLog) : new PostgresStores(config.database, forwardLog);
+  } catch (error) {
+    if (!(error instanceof DamagedSnapshot)) throw error;
+    write(`Error: the live ${error.message}. Nothing was changed.`);
+    write(await recoveryAdvice(config.dataDir, [], error.path));
+    return 1;
+  }
   const app = await buildApp({
     stores,
     publicBaseUrl: config.publicBaseUrl,
     trustProxy: config.trustProxy,
+    metrics: config.metrics,
     logLevel: config.logLevel,
     cacheMaxAge: config.cacheMaxAge,
     responseCacheBytes: config.responseCacheBytes,
@@ -72,10 +102,21 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
   const onTimeout = () => app.log.error(`responses still under way after ${config.shutdownTimeoutMs / 1000} s: exiting without them`);
   // Stops listening at once, lets responses under way finish, then closes the store.
-  closeWithGrace({ delay: config.shutdownTimeoutMs, onTimeout }, async ({ err }) => {
+  const grace = closeWithGrace({ delay: config.shutdownTimeoutMs, onTimeout }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
   });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Else its exit handler would close the app again and exit with 0.
+    grace.uninstall();
+    await app.close();
+    const { code, address, port } = error as NodeJS.ErrnoException & { address?: string; port?: number };
+    if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw error;
+    // The main port or the metrics port (--port, --metrics-port): the address says which.
+    write(`Error: cannot listen on ${address}:${port} (${code === 'EADDRINUSE' ? 'already in use' : code === 'EACCES' ? 'not permitted' : 'no such address here'}): choose another --port, --host, --metrics-port or --metrics-host.`);
+    return 1;
+  }
   return 0;
 }

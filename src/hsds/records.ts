@@ -60,6 +60,8 @@ export interface OrganizationRecord {
   legalStatus?: string;
   uri?: string;
   parentExternalId?: string;
+  /** The source's name for the parent column, for messages (`parent_id` when not given). */
+  parentField?: string;
   identifiers: OrganizationIdentifierRecord[];
   tags: TagRecord[];
   at?: SourceLocation;

@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
-import httpCaching from './plugins/app/http-caching.ts';
+import httpCaching, { notModified } from './plugins/app/http-caching.ts';
 import contentCoding from './plugins/app/content-coding.ts';
 import responseCache from './plugins/app/response-cache.ts';
 import compression from './plugins/app/compression.ts';
@@ -27,12 +27,17 @@ import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
 import { Problem } from './schemas.ts';
 import type { StoreProvider } from '../store/store.ts';
+import { fastifyTrustProxy } from './trust-proxy.ts';
+import type { TrustProxy } from './trust-proxy.ts';
+import type { MetricsListener } from './plugins/external/metrics.ts';
 import type { LoadSheddingOptions } from './plugins/external/load-shedding.ts';
 
 export interface AppOptions {
   stores: StoreProvider;
   publicBaseUrl?: string;
-  trustProxy?: boolean;
+  trustProxy?: TrustProxy;
+  /** Where /metrics is served apart from the API; unset: on the main port. */
+  metrics?: MetricsListener;
   logLevel?: string;
   /** Seconds responses may be cached by clients and edges (Cache-Control max-age). */
   cacheMaxAge?: number;
@@ -54,9 +59,10 @@ export const DEFAULT_CACHE_MAX_AGE = 300;
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 2 ** 20;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const trustProxy = fastifyTrustProxy(options.trustProxy ?? false);
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info' },
-    trustProxy: options.trustProxy ?? false,
+    trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkError,
     // Ids are checked before use (request-id.ts), so Fastify must not take the header as it is.
@@ -64,6 +70,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestId,
     serverFactory: (handler) => createLimitedServer(handler, { headersTimeoutMs: options.headersTimeoutMs, idleTimeoutMs: options.idleTimeoutMs }),
     clientErrorHandler,
+    // A request that arrives on a kept-alive connection while the server shuts down is answered as
+    // usual (with Connection: close), not with Fastify's own 503, which is not a problem document.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   for (const schema of [...documentSchemas, Problem]) app.addSchema(schema);
@@ -80,7 +89,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   if ((options.rateLimitPerMinute ?? 0) > 0) await app.register(rateLimit, { perMinute: options.rateLimitPerMinute! });
   await app.register(openapi);
-  await app.register(links, { publicBaseUrl: options.publicBaseUrl });
+  await app.register(links, { publicBaseUrl: options.publicBaseUrl, proxyTrusted: trustProxy !== false });
   // Before problems: a CORS preflight is answered here, not as a plain OPTIONS.
   await app.register(cors);
   await app.register(problems);
@@ -93,8 +102,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const responseCacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
   await app.register(contentCoding, { responsesCached: responseCacheBytes > 0 });
   await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });
-  // In this order: a cached response is sent already compressed, and the compression plugin leaves it.
+  // In this order: a cached response is sent already compressed, and the compression plugin leaves it;
+  // a 200 the client holds is kept by the response cache before it becomes a 304, and never compressed.
   await app.register(responseCache, { maxBytes: responseCacheBytes });
+  await app.register(notModified);
   await app.register(compression);
   await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 
@@ -108,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     { prefix: API_PREFIX },
   );
   await app.register(healthRoutes, { stores: options.stores });
-  await app.register(metrics, { stores: options.stores });
+  await app.register(metrics, { stores: options.stores, listener: options.metrics });
   // The site root points at the API root, so a browser pointed at the host finds it.
   app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${API_PREFIX}/`, 302));
   return app;

@@ -1,8 +1,10 @@
 import { createServer, STATUS_CODES } from 'node:http';
-import type { RequestListener, Server } from 'node:http';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, problemBody, sendProblem } from './problem.ts';
+import { PROBLEM_CONTENT_TYPE, READ_METHODS, problemBody, sendProblem, writeProblem } from './problem.ts';
+import type { Problem } from './problem.ts';
 
 /**
  * Limits on what a request may be, each answered with a problem (see README, "Limits"). The server
@@ -15,6 +17,10 @@ export const MAX_URL_LENGTH = 4096;
 export const MAX_HEADER_BYTES = 16 * 1024;
 /** Longest a client may take to send its request head. */
 export const HEADERS_TIMEOUT_MS = 10_000;
+
+/** The answer to a request target over MAX_URL_LENGTH, whoever sees it first (a hook, or the router's own checks). */
+export const tooLongTarget = (url: string): Problem | undefined =>
+  url.length > MAX_URL_LENGTH ? { title: 'URI Too Long', status: 414, detail: `Request targets are at most ${MAX_URL_LENGTH} characters.` } : undefined;
 
 /**
  * Longest a response may make no progress: no byte taken by the client (or, before the first, none
@@ -49,12 +55,20 @@ export interface ServerClocks {
  * between requests.
  */
 export function createLimitedServer(handler: RequestListener, clocks: ServerClocks = {}): Server {
+  // A missing Host is answered by checkRequestLimits, as a problem, rather than by Node's bare 400.
   const server = createServer(
-    { headersTimeout: clocks.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: 30_000, connectionsCheckingInterval: 1000 },
+    { headersTimeout: clocks.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: 30_000, connectionsCheckingInterval: 1000, requireHostHeader: false },
     handler,
   );
   server.keepAliveTimeout = 72_000;
   server.timeout = clocks.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  // What Node would otherwise answer itself, without a body: an Expect it cannot meet, and CONNECT.
+  server.on('checkExpectation', (_request, response: ServerResponse) =>
+    writeProblem(response, { title: 'Expectation Failed', status: 417, detail: 'This server meets no expectation but 100-continue.' }, { connection: 'close' }),
+  );
+  server.on('connect', (request: IncomingMessage, socket: Duplex) =>
+    endWithProblem(socket, 405, `This API is read-only: it answers ${READ_METHODS}, not ${request.method}.`, [`Allow: ${READ_METHODS}`]),
+  );
   return server;
 }
 
@@ -75,8 +89,11 @@ export function closeConnectionsAsTheyIdle(server: Server): void {
 
 /** An onRequest hook: a URL too long, or a body on a GET or HEAD, ends the request here. */
 export async function checkRequestLimits(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-  if (request.url.length > MAX_URL_LENGTH) {
-    return sendProblem(reply, { title: 'URI Too Long', status: 414, detail: `Request targets are at most ${MAX_URL_LENGTH} characters.` });
+  const tooLong = tooLongTarget(request.url);
+  if (tooLong !== undefined) return sendProblem(reply, tooLong);
+  // RFC 9112: an HTTP/1.1 request without Host is answered 400.
+  if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    return sendProblem(reply, { title: 'Bad Request', status: 400, detail: 'HTTP/1.1 requests must name the host they are for (the Host header).' });
   }
   // Other methods are refused (405) or answered (OPTIONS) without reading a body at all.
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
@@ -104,6 +121,11 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
     return;
   }
   const { status, detail } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, detail: 'The request is not valid HTTP.' };
+  endWithProblem(socket, status, detail);
+}
+
+/** Writes a whole problem response on a connection no HTTP response object serves, and closes it. */
+function endWithProblem(socket: Duplex, status: number, detail: string, headers: string[] = []): void {
   const body = problemBody({ title: STATUS_CODES[status]!, status, detail }, '');
   socket.end(
     [
@@ -112,6 +134,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
       `Content-Length: ${Buffer.byteLength(body)}`,
       'Cache-Control: no-store',
       'X-Content-Type-Options: nosniff',
+      ...headers,
       'Connection: close',
       '',
       body,

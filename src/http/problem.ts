@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
 export interface InvalidParam {
@@ -15,6 +16,9 @@ export interface Problem {
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+/** The methods this read-only API answers, everywhere (any other is a 405). */
+export const READ_METHODS = 'GET, HEAD, OPTIONS';
 
 /** A request parameter the caller got wrong: answered as a 400 problem naming it. */
 export class ParameterError extends Error {
@@ -53,4 +57,20 @@ export function problemBody(problem: Problem, profileUrl: string): string {
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(problem, reply.request.apiUrl('/profile')));
+}
+
+/**
+ * Answers with a problem where no Fastify reply exists (the metrics port's server, or an answer Node
+ * asks the application for, like a failed expectation): never cached, never sniffed.
+ */
+export function writeProblem(response: ServerResponse, problem: Problem, headers: Record<string, string> = {}): void {
+  const body = problemBody(problem, '');
+  response.writeHead(problem.status, {
+    ...headers,
+    'content-type': PROBLEM_CONTENT_TYPE,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(response.req.method === 'HEAD' ? undefined : body);
 }

@@ -91,6 +91,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   db.exec('BEGIN');
   const staged = await stageOrganizations(db, input, termByKey, diagnostics, options);
   checkLinks(db, diagnostics);
+  if (staged.withParent > 0) checkParentCycles(db, diagnostics);
   if (diagnostics.hasErrors) throw new InvalidDataset(diagnostics);
   const counts = { unpublishedOrganizations: staged.unpublished, taxonomies: taxonomies.length, taxonomyTerms: termByKey.size };
   if (options.dryRun) {
@@ -189,6 +190,7 @@ async function stageOrganizations(
   const firstRecord = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
   let read = 0;
   let published = 0;
+  let withParent = 0;
   const uuidIds = new Map<string, SourceLocation | undefined>();
   for await (const organization of input.organizations) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
@@ -207,6 +209,7 @@ async function stageOrganizations(
       continue;
     }
     if (isPublished) published++;
+    if (parent !== null) withParent++;
     if (isUuid(key) && key[14] === '5') uuidIds.set(key, organization.at);
   }
   options.onProgress?.('read', read);
@@ -224,7 +227,7 @@ async function stageOrganizations(
   db.exec('CREATE INDEX staging.tags_by_organization ON tags (external_id)');
   db.exec('CREATE INDEX staging.identifiers_by_organization ON identifiers (external_id)');
   checkIdCollisions(db, uuidIds, diagnostics);
-  return { published, unpublished: read - published };
+  return { published, unpublished: read - published, withParent };
 }
 
 /**
@@ -260,7 +263,63 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
     `SELECT o.parent, o.record FROM staging.organizations o WHERE o.parent IS NOT NULL AND NOT EXISTS (SELECT 1 FROM staging.organizations p WHERE p.external_id = o.parent)`,
   );
   for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
-    const at = (JSON.parse(row.record) as OrganizationRecord).at;
-    diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
+    const { at, parentField } = JSON.parse(row.record) as OrganizationRecord;
+    diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
+  }
+}
+
+/** Ids of a cycle as printed: all of a short one, the start of a long one. */
+function describeCycle(first: readonly string[], length: number): string {
+  return length <= CYCLE_IDS_SHOWN ? [...first, first[0]!].join(' → ') : `${first.join(' → ')} → … (${length} organizations in all)`;
+}
+
+const CYCLE_IDS_SHOWN = 5;
+
+/**
+ * HSDS parent links form a tree, so a chain of parents that comes back to where it started is an
+ * error (served, it would send a client that follows parents round for ever). Only organizations with
+ * a parent can be in a cycle: they are numbered (in the staging database), their parents' numbers read
+ * into an array (4 bytes each), and each chain walked once in memory, every organization on it marked
+ * with the walk's number; meeting a mark of the same walk closes a cycle. (Walking in SQL, a lookup
+ * per step, was four times slower.)
+ */
+function checkParentCycles(db: DatabaseSync, diagnostics: Diagnostics): void {
+  // Numbered from 1 in key order, the rowid; 0 stands for no parent.
+  db.exec(`
+    CREATE TABLE staging.with_parent (n INTEGER PRIMARY KEY, external_id TEXT NOT NULL UNIQUE, parent TEXT NOT NULL);
+    INSERT INTO staging.with_parent (external_id, parent)
+      SELECT external_id, parent FROM staging.organizations WHERE parent IS NOT NULL ORDER BY external_id;
+  `);
+  const { count } = db.prepare('SELECT count(*) AS count FROM staging.with_parent').get() as { count: number };
+  // The number of each one's parent; 0 when the parent has no parent itself (or is not in the input): there the chain ends.
+  const parentOf = new Int32Array(count + 1);
+  const parents = db.prepare('SELECT c.n, p.n FROM staging.with_parent c JOIN staging.with_parent p ON p.external_id = c.parent');
+  parents.setReturnArrays(true);
+  for (const [child, parent] of parents.iterate() as Iterable<[number, number]>) parentOf[child] = parent;
+
+  const idOf = db.prepare('SELECT external_id FROM staging.with_parent WHERE n = ?');
+  const recordOf = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
+  const walkOf = new Int32Array(count + 1);
+  let walk = 0;
+  for (let start = 1; start <= count; start++) {
+    if (walkOf[start] !== 0) continue;
+    walk++;
+    let node = start;
+    while (node !== 0 && walkOf[node] === 0) {
+      walkOf[node] = walk;
+      node = parentOf[node]!;
+    }
+    if (node === 0 || walkOf[node] !== walk) continue;
+    const first: string[] = [];
+    let length = 0;
+    let member = node;
+    do {
+      if (first.length < CYCLE_IDS_SHOWN) first.push((idOf.get(member) as { external_id: string }).external_id);
+      length++;
+      member = parentOf[member]!;
+    } while (member !== node);
+    const { at, parentField } = JSON.parse((recordOf.get(first[0]!) as { record: string }).record) as OrganizationRecord;
+    const reason = length === 1 ? `organization ${first[0]} names itself as its parent` : `organizations ${describeCycle(first, length)} are each other's parents`;
+    diagnostics.error({ file: '(input)', ...at, field: parentField ?? 'parent_id' }, `${reason}; parent links must form a tree`);
   }
 }

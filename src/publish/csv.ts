@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse';
-import { describeFileError, InputError, openTextInput } from './text-input.ts';
+import { describeFileError } from './source-paths.ts';
+import { InputError, openTextInput } from './text-input.ts';
 import type { InputOptions } from './text-input.ts';
 import type { Diagnostics } from './diagnostics.ts';
 

@@ -38,6 +38,25 @@ export interface DiagnosticsOptions {
 
 const EXAMPLES_PER_WARNING = 3;
 
+/**
+ * Characters that act on a terminal or change how a line reads, rather than print: C0 and C1 controls
+ * (ESC, CSI, BEL, CR, NUL...), DEL, the Unicode bidirectional controls, and the line and paragraph separators.
+ */
+const CONTROL_CHARACTERS = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/gu;
+
+export const hasControlCharacters = (text: string): boolean => text.search(CONTROL_CHARACTERS) !== -1;
+
+/**
+ * Shows each control character as an escape (`\x1b`, `\u202e`), so that a message quoting input can
+ * neither send a terminal sequence nor break its line.
+ */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (character) => {
+    const code = character.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 export function formatLocation(at: SourceLocation): string {
   return `${at.file}${at.line === undefined ? '' : `:${at.line}`}${at.field === undefined ? '' : ` [${at.field}]`}`;
 }

@@ -1,3 +1,4 @@
+import { hasControlCharacters } from './diagnostics.ts';
 import type { Diagnostics } from './diagnostics.ts';
 import type { SourceRow } from './csv.ts';
 
@@ -5,6 +6,8 @@ import type { SourceRow } from './csv.ts';
 export const FIELD_LIMITS = {
   id: 255,
   code: 100,
+  /** An organization identifier, its scheme, a tax id. */
+  identifier: 200,
   name: 500,
   text: 200,
   description: 20_000,
@@ -13,6 +16,18 @@ export const FIELD_LIMITS = {
 } as const;
 
 export type FieldKind = keyof typeof FIELD_LIMITS;
+
+/** Kinds of field that name something: they must be printable text, with no control character. */
+const NAMING_KINDS: ReadonlySet<FieldKind> = new Set(['id', 'code', 'identifier']);
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Text in one Unicode form (NFC), so canonically equivalent spellings ("é" as one character or as "e"
+ * and a combining accent) are one value: one id, one name in sorting and search. ASCII is already NFC
+ * and is not normalised again (that would cost more than the rest of reading it).
+ */
+const toNfc = (text: string): string => (NON_ASCII.test(text) ? text.normalize('NFC') : text);
 
 // The shape validators check for `format: email` (a local part, @, a dotted domain), without spaces.
 const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
@@ -50,13 +65,21 @@ export class RowFields {
     this.diagnostics.warning(kind, this.at(field), message);
   }
 
-  /** A trimmed value, or undefined when empty; an error when over the limit for its kind. */
+  /**
+   * A trimmed value in NFC, or undefined when empty; an error when over the limit for its kind, or
+   * when a field that names something holds a control character.
+   */
   optional(column: string, kind: FieldKind): string | undefined {
-    const value = this.row.fields[column]?.trim();
-    if (value === undefined || value === '') return undefined;
+    const trimmed = this.row.fields[column]?.trim();
+    if (trimmed === undefined || trimmed === '') return undefined;
+    const value = toNfc(trimmed);
     const limit = FIELD_LIMITS[kind];
     if (value.length > limit) {
       this.error(column, `is ${value.length} characters long; the limit is ${limit}`);
+      return undefined;
+    }
+    if (NAMING_KINDS.has(kind) && hasControlCharacters(value)) {
+      this.error(column, `"${value}" holds a control character (shown escaped); an id or code must be printable text`);
       return undefined;
     }
     return value;
@@ -98,16 +121,18 @@ export class RowFields {
     return undefined;
   }
 
-  /** One of a fixed set of values (case-insensitive). */
+  /** One of a fixed set of values, compared trimmed and ignoring case; a warning when it is not written exactly so. */
   oneOf<T extends string>(column: string, values: readonly T[]): T | undefined {
-    const raw = this.row.fields[column]?.trim() ?? '';
-    if (raw.length > FIELD_LIMITS.text) {
+    const given = this.row.fields[column] ?? '';
+    const trimmed = given.trim();
+    if (trimmed.length > FIELD_LIMITS.text) {
       this.error(column, `must be one of ${values.join(', ')}`);
       return undefined;
     }
-    const value = raw.toLowerCase();
+    const value = trimmed.toLowerCase();
     const match = values.find((candidate) => candidate === value);
-    if (match === undefined) this.error(column, `must be one of ${values.join(', ')}, got "${raw}"`);
+    if (match === undefined) this.error(column, `must be one of ${values.join(', ')}, got "${trimmed}"`);
+    else if (given !== match) this.warning('value read ignoring case and spaces', column, `"${given}" was read as "${match}"`);
     return match;
   }
 }

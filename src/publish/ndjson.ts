@@ -1,6 +1,7 @@
 import { MAX_RECORD_BYTES } from './csv.ts';
 import type { Columns, SourceRow } from './csv.ts';
-import { describeFileError, InputError, openTextInput } from './text-input.ts';
+import { describeFileError } from './source-paths.ts';
+import { InputError, openTextInput } from './text-input.ts';
 import type { InputOptions } from './text-input.ts';
 import type { Diagnostics } from './diagnostics.ts';
 

@@ -16,7 +16,7 @@ import { buildSnapshot } from './build.ts';
 import type { BuildOptions } from './build.ts';
 import { PreviousVersions } from './previous-versions.ts';
 import type { PreviousVersion } from './previous-versions.ts';
-import { ImportBusy } from './publish.ts';
+import { ImportBusy } from './import-lock.ts';
 import type { PublishResult } from './publish.ts';
 
 /** Where a publish goes when the dataset lives in PostgreSQL. */

@@ -1,8 +1,9 @@
-import { createReadStream } from 'node:fs';
+import { closeSync, constants, createReadStream, fstatSync, openSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { Transform } from 'node:stream';
+import { PassThrough, Transform } from 'node:stream';
 import type { TransformCallback, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { notRegularFile } from './source-paths.ts';
 
 /** A problem with the bytes of an input file, before any row is parsed. */
 export class InputError extends Error {
@@ -79,9 +80,33 @@ class Utf8Guard extends Transform {
   }
 }
 
+/** Opening never waits (a named pipe would block until a writer came) and never takes a terminal over. */
+const NON_BLOCKING_READ = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY;
+
+/**
+ * Opens a source file for reading; an InputError when it is not a regular file. Sources are checked
+ * when they are found; this also covers a file swapped for something else since.
+ */
+export function openSourceFile(file: string): number {
+  const descriptor = openSync(file, NON_BLOCKING_READ);
+  const problem = notRegularFile(fstatSync(descriptor));
+  if (problem === undefined) return descriptor;
+  closeSync(descriptor);
+  throw new InputError(problem);
+}
+
 /** The bytes of a file (gunzipped when it ends in .gz), checked to be UTF-8. */
 export function openTextInput(file: string, options: InputOptions = {}): Readable {
-  const raw = createReadStream(file, { highWaterMark: 256 * 1024 });
+  let descriptor: number;
+  try {
+    descriptor = openSourceFile(file);
+  } catch (error) {
+    // Reported as the stream's error, as a failed read would be.
+    const failed = new PassThrough();
+    failed.destroy(error as Error);
+    return failed;
+  }
+  const raw = createReadStream(file, { fd: descriptor, highWaterMark: 256 * 1024 });
   if (options.onBytes !== undefined) {
     const onBytes = options.onBytes;
     raw.on('data', (chunk) => onBytes(chunk.length));
@@ -97,13 +122,4 @@ export function openTextInput(file: string, options: InputOptions = {}): Readabl
     return raw.pipe(gunzip).pipe(guard);
   }
   return raw.pipe(guard);
-}
-
-/** Explains a file-system error in a publisher's words. */
-export function describeFileError(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  if (code === 'ENOENT') return 'the file does not exist';
-  if (code === 'EACCES') return 'the file cannot be read (permission denied)';
-  if (code === 'EISDIR') return 'this is a directory, not a file';
-  return (error as Error).message;
 }

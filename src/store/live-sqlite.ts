@@ -1,13 +1,13 @@
-import { watch } from 'node:fs';
+import { statSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { readPointer, snapshotsPath } from './snapshot-directory.ts';
+import { DamagedSnapshot, readPointer, snapshotsPath, verifySnapshot } from './snapshot-directory.ts';
 import { SqliteStore } from './sqlite.ts';
-import type { Readiness, Store, StoreLease, StoreProvider } from './store.ts';
+import type { Readiness, StoreLease, StoreProvider } from './store.ts';
 
 interface Generation {
   name: string;
-  store: Store;
+  store: SqliteStore;
   leases: number;
   retired: boolean;
 }
@@ -20,10 +20,32 @@ export interface LiveStoreLog {
 /** How often the pointer is re-read, in case a file-system event was missed. */
 const POLL_MS = 1000;
 
+/** Opens a snapshot to serve: its checksum verified first, so no damaged byte is ever served. */
+async function openVerified(dataDir: string, name: string): Promise<SqliteStore> {
+  const path = join(snapshotsPath(dataDir), name);
+  await verifySnapshot(path);
+  try {
+    return new SqliteStore(path);
+  } catch (error) {
+    throw new DamagedSnapshot(path, `cannot be opened: ${(error as Error).message}`);
+  }
+}
+
+/** What identifies one file on disk: a snapshot refused once is looked at again only if it changes. */
+const fileIdentity = (path: string): string => {
+  try {
+    const stat = statSync(path);
+    return `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+};
+
 /**
  * Serves the snapshot that a data directory's pointer names, and follows the pointer when an import
- * switches it: new requests get the new snapshot at once; the old one is closed when its last
- * request finishes. No restart, no dropped request.
+ * switches it: new requests get the new snapshot as soon as it is verified; the old one is closed when
+ * its last request finishes. No restart, no dropped request. A new snapshot that fails verification
+ * is refused (logged, and shown by readiness) and the current one stays served.
  */
 export class LiveSqliteStores implements StoreProvider {
   private readonly dataDir: string;
@@ -31,21 +53,31 @@ export class LiveSqliteStores implements StoreProvider {
   private current: Generation;
   private readonly watcher: FSWatcher | undefined;
   private readonly timer: NodeJS.Timeout;
+  /** The switch under way (verifying a new snapshot), so that refreshes do not overlap. */
+  private switching: Promise<void> | undefined;
+  /** A newer snapshot the pointer names that was refused, and why. */
+  private refused: { name: string; identity: string; reason: string } | undefined;
+  private closed = false;
 
-  constructor(dataDir: string, log: LiveStoreLog) {
-    this.dataDir = dataDir;
-    this.log = log;
+  /** Serves the snapshot the pointer names now; throws DamagedSnapshot when it does not verify. */
+  static async open(dataDir: string, log: LiveStoreLog): Promise<LiveSqliteStores> {
     const name = readPointer(dataDir);
     if (name === undefined) throw new Error(`no dataset has been published in ${dataDir}`);
-    this.current = this.open(name);
+    return new LiveSqliteStores(dataDir, log, name, await openVerified(dataDir, name));
+  }
+
+  private constructor(dataDir: string, log: LiveStoreLog, name: string, store: SqliteStore) {
+    this.dataDir = dataDir;
+    this.log = log;
+    this.current = { name, store, leases: 0, retired: false };
     try {
-      this.watcher = watch(dataDir, () => this.refresh());
+      this.watcher = watch(dataDir, () => void this.refresh());
       this.watcher.on('error', () => {});
       this.watcher.unref();
     } catch {
       this.watcher = undefined;
     }
-    this.timer = setInterval(() => this.refresh(), POLL_MS);
+    this.timer = setInterval(() => void this.refresh(), POLL_MS);
     this.timer.unref();
   }
 
@@ -53,29 +85,41 @@ export class LiveSqliteStores implements StoreProvider {
     return this.current.name;
   }
 
-  private open(name: string): Generation {
-    return { name, store: new SqliteStore(join(snapshotsPath(this.dataDir), name)), leases: 0, retired: false };
+  /** Switches to the snapshot the pointer names now, if it changed and verifies. Safe to call at any time. */
+  refresh(): Promise<void> {
+    this.switching ??= this.follow().finally(() => (this.switching = undefined));
+    return this.switching;
   }
 
-  /** Switches to the snapshot the pointer names now, if it changed. Safe to call at any time. */
-  refresh(): void {
+  private async follow(): Promise<void> {
     let name: string | undefined;
     try {
       name = readPointer(this.dataDir);
     } catch {
       return;
     }
-    if (name === undefined || name === this.current.name) return;
-    let next: Generation;
+    // A pointer that names nothing (lost, emptied) is no reason to stop serving what is open.
+    if (name === undefined || name === this.current.name || this.closed) return;
+    const path = join(snapshotsPath(this.dataDir), name);
+    const identity = fileIdentity(path);
+    if (this.refused?.name === name && this.refused.identity === identity) return;
+    let store: SqliteStore;
     try {
-      next = this.open(name);
+      store = await openVerified(this.dataDir, name);
     } catch (error) {
-      // E.g. the snapshot was replaced again before we opened it; the next refresh follows the pointer.
-      this.log.error(`cannot open published snapshot ${name}: ${(error as Error).message}`);
+      if (readPointer(this.dataDir) !== name) return; // replaced again meanwhile: the next refresh follows
+      const reason = error instanceof DamagedSnapshot ? error.message : `cannot open snapshot ${path}: ${(error as Error).message}`;
+      this.refused = { name, identity, reason };
+      this.log.error(`${reason}; still serving snapshot ${this.current.name}`);
       return;
     }
+    if (this.closed) {
+      await store.close();
+      return;
+    }
+    this.refused = undefined;
     const previous = this.current;
-    this.current = next;
+    this.current = { name, store, leases: 0, retired: false };
     this.log.info(`now serving snapshot ${name}`);
     previous.retired = true;
     if (previous.leases === 0) void previous.store.close();
@@ -97,12 +141,21 @@ export class LiveSqliteStores implements StoreProvider {
   }
 
   async readiness(): Promise<Readiness> {
-    return { ready: true, version: (await this.current.store.info()).version };
+    const { store } = this.current;
+    // Snapshot names only: the paths and SQLite's words are for the log, not for any client.
+    if (store.damage !== undefined) return { ready: false, reason: `snapshot ${this.current.name} is damaged (see the server log)` };
+    const readiness: Readiness = { ready: true, version: (await store.info()).version };
+    if (this.refused !== undefined) {
+      readiness.warning = `newer snapshot ${this.refused.name} refused: it does not verify (see the server log); still serving ${this.current.name}`;
+    }
+    return readiness;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.timer);
     this.watcher?.close();
+    await this.switching;
     this.current.retired = true;
     if (this.current.leases === 0) await this.current.store.close();
   }

@@ -1,37 +1,232 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, existsSync, fsyncSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 
 /**
  * The layout of a data directory of SQLite snapshots:
  *
- *   current                   the live snapshot's file name (switched by an atomic rename)
- *   snapshots/<name>.sqlite   immutable snapshots, one per published version
- *   snapshots/<name>.building a snapshot being built (removed if its import dies)
- *   import.lock               held by the running import
+ *   current                          the live snapshot's file name (switched by an atomic rename)
+ *   snapshots/<name>.sqlite          immutable snapshots, one per published version
+ *   snapshots/<name>.sqlite.sha256   its SHA-256, written at build (`sha256sum -c` reads it)
+ *   snapshots/<name>.building        a snapshot being built (removed if its import dies)
+ *   import.lock                      held by the running import
  *
- * A reader follows `current`; only an import writes. Renames are atomic, so a reader sees either the
- * old pointer or the new one, never a half-written file.
+ * A reader follows `current`; only an import (or `use`) writes. Renames are atomic, so a reader
+ * sees either the old pointer or the new one, never a half-written file.
  */
 export const POINTER_FILE = 'current';
 export const SNAPSHOTS_DIR = 'snapshots';
 export const LOCK_FILE = 'import.lock';
 export const SNAPSHOT_SUFFIX = '.sqlite';
 export const BUILDING_SUFFIX = '.building';
+export const CHECKSUM_SUFFIX = '.sha256';
 
 export const snapshotsPath = (dataDir: string): string => join(dataDir, SNAPSHOTS_DIR);
 
-/** The file name the pointer names, or undefined when nothing has been published. */
-export function readPointer(dataDir: string): string | undefined {
+/** A snapshot file name as the pointer may hold it: no directory part, nothing but the name. */
+export const isSnapshotName = (name: string): boolean => /^[\w.-]+\.sqlite$/.test(name) && name !== SNAPSHOT_SUFFIX;
+
+export type Pointer =
+  | { state: 'missing' }
+  /** The file is there but holds no snapshot name (empty, or anything else): `content` as read, cut short. */
+  | { state: 'invalid'; content: string }
+  | { state: 'valid'; name: string };
+
+export function readPointerFile(dataDir: string): Pointer {
+  let content: string;
   try {
-    const name = readFileSync(join(dataDir, POINTER_FILE), 'utf8').trim();
-    return /^[\w.-]+$/.test(name) ? name : undefined;
+    content = readFileSync(join(dataDir, POINTER_FILE), 'utf8');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return undefined;
+    if ((error as { code?: string }).code === 'ENOENT') return { state: 'missing' };
     throw error;
   }
+  const name = content.trim();
+  return isSnapshotName(name) ? { state: 'valid', name } : { state: 'invalid', content: content.slice(0, 200) };
+}
+
+/** The file name the pointer names, or undefined when it names none (missing, empty or not a name). */
+export function readPointer(dataDir: string): string | undefined {
+  const pointer = readPointerFile(dataDir);
+  return pointer.state === 'valid' ? pointer.name : undefined;
 }
 
 export const currentSnapshotPath = (dataDir: string): string | undefined => {
   const name = readPointer(dataDir);
   return name === undefined ? undefined : join(snapshotsPath(dataDir), name);
 };
+
+/** Published snapshot files in the directory (build leftovers and checksums aside), newest first. */
+export function publishedSnapshots(dataDir: string): string[] {
+  const directory = snapshotsPath(dataDir);
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ENOENT') return [];
+    throw error;
+  }
+  // Names begin with the publish time to the second; the file's time orders two of the same second.
+  const written = (name: string) => fileTime(join(directory, name));
+  return names
+    .filter((name) => isSnapshotName(name))
+    .map((name) => ({ name, time: written(name) }))
+    .sort((a, b) => b.time - a.time || (a.name < b.name ? 1 : -1))
+    .map(({ name }) => name);
+}
+
+function fileTime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** A snapshot that cannot be served as it is, with why. */
+export class DamagedSnapshot extends Error {
+  readonly path: string;
+  constructor(path: string, reason: string) {
+    super(`snapshot ${path} ${reason}`);
+    this.path = path;
+  }
+}
+
+export const checksumPath = (snapshot: string): string => `${snapshot}${CHECKSUM_SUFFIX}`;
+
+/** The SHA-256 of a file, read in large chunks (each a short step of the event loop). */
+export async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 2 ** 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * Writes the checksum of `file` (a finished build) for the snapshot it is about to become, named
+ * `snapshotName`, in sha256sum's format, and flushes it to disk.
+ */
+export async function writeChecksum(file: string, checksumFile: string, snapshotName: string): Promise<string> {
+  const digest = await fileSha256(file);
+  const descriptor = openSync(checksumFile, 'w');
+  try {
+    writeSync(descriptor, `${digest}  ${snapshotName}\n`);
+    fsyncSync(descriptor);
+  } finally {
+    closeSync(descriptor);
+  }
+  return digest;
+}
+
+const explainErrno = (error: unknown): string => {
+  const code = (error as { code?: string }).code;
+  if (code === 'ENOENT') return 'does not exist';
+  if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
+  if (code === 'EISDIR') return 'is a directory';
+  return `cannot be read (${code ?? (error as Error).message})`;
+};
+
+/** What a snapshot holds that a person recognises it by. */
+export interface SnapshotSummary {
+  version: string;
+  publishedAt: string;
+  organizations: number;
+}
+
+/**
+ * Checks that a published snapshot is whole: its checksum file is there and matches every byte.
+ * Throws DamagedSnapshot saying what is wrong.
+ */
+export async function verifySnapshot(path: string): Promise<void> {
+  let expected: string;
+  try {
+    const line = readFileSync(checksumPath(path), 'utf8');
+    const match = /^([0-9a-f]{64}) [ *](.+)\n?$/.exec(line);
+    if (match === null || match[2] !== basename(path)) throw new DamagedSnapshot(path, `has a checksum file that does not read (${checksumPath(path)})`);
+    expected = match[1]!;
+  } catch (error) {
+    if (error instanceof DamagedSnapshot) throw error;
+    if ((error as { code?: string }).code === 'ENOENT' && existsSync(path)) {
+      throw new DamagedSnapshot(path, `has no checksum file ${basename(checksumPath(path))} (published by an older version, or the file was lost), so it cannot be verified`);
+    }
+    if (!existsSync(path)) throw new DamagedSnapshot(path, 'does not exist');
+    throw new DamagedSnapshot(path, `has a checksum file that ${explainErrno(error)}`);
+  }
+  let actual: string;
+  try {
+    actual = await fileSha256(path);
+  } catch (error) {
+    throw new DamagedSnapshot(path, explainErrno(error));
+  }
+  if (actual !== expected) {
+    throw new DamagedSnapshot(path, `is damaged: its content does not match the checksum written when it was published (SHA-256 ${actual.slice(0, 12)}…, expected ${expected.slice(0, 12)}…)`);
+  }
+}
+
+/** The version, publish time and size of a snapshot of this format; DamagedSnapshot for anything else. */
+export function summarizeSnapshot(path: string): SnapshotSummary {
+  let db: DatabaseSync | undefined;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    const value = (key: string) => (db!.prepare('SELECT value FROM dataset WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+    const format = value(DatasetKey.format);
+    if (format !== String(SNAPSHOT_FORMAT)) {
+      throw new DamagedSnapshot(path, `is of snapshot format ${format ?? 'unknown'}, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`);
+    }
+    const organizations = (db.prepare('SELECT count(*) AS n FROM organizations').get() as { n: number }).n;
+    return { version: value(DatasetKey.version)!, publishedAt: value(DatasetKey.publishedAt)!, organizations };
+  } catch (error) {
+    if (error instanceof DamagedSnapshot) throw error;
+    throw new DamagedSnapshot(path, `is not a readable snapshot (${(error as Error).message})`);
+  } finally {
+    if (db?.isOpen) db.close();
+  }
+}
+
+/** The size of a file, for messages ("4.0 GB"); undefined when it cannot be read. */
+export function fileSize(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a data directory holds, as far as serving it goes. */
+export type DataDirectoryState =
+  /** Nothing was ever published here (at most what a killed first import left). */
+  | { kind: 'empty' }
+  | { kind: 'published'; name: string }
+  /** Snapshots may be here, but the pointer names none of them. */
+  | { kind: 'broken'; problem: string; snapshots: string[] };
+
+export function inspectDataDirectory(dataDir: string): DataDirectoryState {
+  const pointer = readPointerFile(dataDir);
+  const pointerPath = join(dataDir, POINTER_FILE);
+  const snapshots = publishedSnapshots(dataDir);
+  if (pointer.state === 'valid') {
+    if (existsSync(join(snapshotsPath(dataDir), pointer.name))) return { kind: 'published', name: pointer.name };
+    return { kind: 'broken', problem: `${pointerPath} names ${pointer.name}, which is not in ${snapshotsPath(dataDir)}`, snapshots };
+  }
+  if (pointer.state === 'missing' && snapshots.length === 0) return { kind: 'empty' };
+  const problem =
+    pointer.state === 'missing'
+      ? `${pointerPath} is missing`
+      : `${pointerPath} does not name a snapshot (it holds ${JSON.stringify(pointer.content)})`;
+  return { kind: 'broken', problem, snapshots };
+}
+
+/** The newest snapshot in the directory that verifies, with what it holds; undefined when none does. */
+export async function newestIntactSnapshot(dataDir: string, except: readonly string[] = []): Promise<({ name: string } & SnapshotSummary) | undefined> {
+  for (const name of publishedSnapshots(dataDir)) {
+    if (except.includes(name)) continue;
+    const path = join(snapshotsPath(dataDir), name);
+    try {
+      await verifySnapshot(path);
+      return { name, ...summarizeSnapshot(path) };
+    } catch {
+      // damaged: try the one before
+    }
+  }
+  return undefined;
+}

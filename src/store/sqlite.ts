@@ -8,6 +8,7 @@ import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } fro
 import { searchListing } from './listing.ts';
 import { ListingStore } from './listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from './listing-store.ts';
+import { StoreUnavailable } from './store.ts';
 import type { Batches, DatasetInfo, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from './store.ts';
 
 interface JsonRow {
@@ -17,8 +18,14 @@ interface JsonRow {
 /** Where an organization's JSON is, as listed or in full (see sqlite-schema.ts). */
 const organizationJsonTable = (view: OrganizationView) => (view.full === true ? 'organization_documents' : 'organization_items');
 
+/** SQLite's result codes for a file that is not what it was: SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_NOTADB. */
+const DAMAGE_CODES = new Set([10, 11, 26]);
+
 /** The SQL of one read-only SQLite snapshot file (see sqlite-schema.ts). */
 class SqliteBackend implements ListingBackend<SQLInputValue> {
+  private readonly file: string;
+  /** Set when a read found the file damaged after it was opened; every later read is refused. */
+  damage: string | undefined;
   private readonly db: DatabaseSync;
   readonly info: DatasetInfo;
   readonly taxonomies: TaxonomyRow[];
@@ -28,6 +35,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   private readonly itemStatements: Record<ItemKind, StatementSync>;
 
   constructor(file: string) {
+    this.file = file;
     this.db = new DatabaseSync(file, { readOnly: true });
     let meta: Map<string, string>;
     try {
@@ -62,25 +70,65 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     const termByCode = this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`);
     const termByCodeAnyCase = this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND lower(t.code) = lower(?) ORDER BY t.position LIMIT 1`);
     this.terms = {
-      byId: async (id) => termById.get(id) as TermRow | undefined,
-      byCode: async (taxonomy, code) => termByCode.get(taxonomy, code) as TermRow | undefined,
-      byCodeAnyCase: async (taxonomy, code) => termByCodeAnyCase.get(taxonomy, code) as TermRow | undefined,
+      byId: async (id) => this.read(() => termById.get(id) as TermRow | undefined),
+      byCode: async (taxonomy, code) => this.read(() => termByCode.get(taxonomy, code) as TermRow | undefined),
+      byCodeAnyCase: async (taxonomy, code) => this.read(() => termByCodeAnyCase.get(taxonomy, code) as TermRow | undefined),
     };
   }
 
+  /**
+   * Runs a read. The file was verified whole when it was opened; if a read finds it damaged since (a
+   * failing disk, a file changed in place), the request gets a 503 rather than a 500 or a wrong
+   * answer, and the store reports itself not ready (see live-sqlite.ts).
+   */
+  private read<T>(step: () => T): T {
+    if (this.damage !== undefined) throw new StoreUnavailable(this.damage);
+    try {
+      return step();
+    } catch (error) {
+      throw this.damageOf(error);
+    }
+  }
+
+  /** A StoreUnavailable when the error says the file is damaged (and the damage noted), else the error. */
+  private damageOf(error: unknown): unknown {
+    const { code, errcode } = error as { code?: string; errcode?: number };
+    if (code !== 'ERR_SQLITE_ERROR' || errcode === undefined || !DAMAGE_CODES.has(errcode & 0xff)) return error;
+    this.damage = `snapshot ${this.file} is damaged: ${(error as Error).message}`;
+    return new StoreUnavailable(this.damage, { cause: error });
+  }
+
   async count(listing: Listing): Promise<number> {
-    return this.listings.count(listing);
+    return this.read(() => this.listings.count(listing));
   }
 
   async items(listing: Listing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
-    return this.listings.items(listing, offset, limit, ranked);
+    return this.read(() => this.listings.items(listing, offset, limit, ranked));
   }
 
-  all(listing: Listing, ranked: boolean): Batches {
-    return this.listings.all(listing, ranked);
+  async *all(listing: Listing, ranked: boolean): Batches {
+    const batches = this.read(() => this.listings.all(listing, ranked))[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        let next: IteratorResult<string[]>;
+        try {
+          next = await batches.next();
+        } catch (error) {
+          throw this.damageOf(error);
+        }
+        if (next.done === true) return;
+        yield next.value;
+      }
+    } finally {
+      await batches.return?.(undefined);
+    }
   }
 
   async organizationsByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Promise<Page> {
+    return this.read(() => this.pageByPosition(membership, view, range));
+  }
+
+  private pageByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Page {
     const jsonTable = organizationJsonTable(view);
     const end = range.first + range.count;
     if (membership === undefined) {
@@ -144,7 +192,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
-    return (this.itemStatements[kind].get(key) as JsonRow | undefined)?.json;
+    return this.read(() => (this.itemStatements[kind].get(key) as JsonRow | undefined)?.json);
   }
 
   async close(): Promise<void> {
@@ -154,7 +202,16 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
 
 /** The embedded default backend: one read-only SQLite snapshot file (see sqlite-schema.ts). */
 export class SqliteStore extends ListingStore<SQLInputValue> {
+  private readonly sqlite: SqliteBackend;
+
   constructor(file: string) {
-    super(new SqliteBackend(file));
+    const backend = new SqliteBackend(file);
+    super(backend);
+    this.sqlite = backend;
+  }
+
+  /** Why the file can no longer be read, once a read has found it damaged. */
+  get damage(): string | undefined {
+    return this.sqlite.damage;
   }
 }

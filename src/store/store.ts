@@ -115,6 +115,8 @@ export interface Readiness {
   version?: string;
   /** Why not, when not ready. */
   reason?: string;
+  /** Ready, but something an operator should know (a newer snapshot refused, say). */
+  warning?: string;
 }
 
 /** A store held for the length of one request: every answer to that request comes from it. */

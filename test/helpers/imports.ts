@@ -32,7 +32,7 @@ export function nativeSourceDir(directory: string, files: Record<string, string 
 /** An app serving whatever is published in `dataDir`, following new publishes. */
 export async function serveDataDir(dataDir: string): Promise<{ app: FastifyInstance; stores: LiveSqliteStores }> {
   const quiet = { info: () => {}, error: () => {} };
-  const stores = new LiveSqliteStores(dataDir, quiet);
+  const stores = await LiveSqliteStores.open(dataDir, quiet);
   const app = await buildApp({ stores, logLevel: 'silent' });
   await app.ready();
   return { app, stores };

@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { publishedOrganizations } from '../fixtures/dataset.ts';
 import { fixtureDataset } from '../fixtures/dataset.ts';
+import { organizationId } from '../../src/hsds/ids.ts';
 import { API, getJson, startTestApp, useTestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
+
+/** The validators of a URL's 200, asked for with If-None-Match: * so that the 200 itself is never sent. */
+async function validatorsOf(app: TestApp['app'], url: string) {
+  const response = await app.inject({ url, headers: { 'if-none-match': '*', 'accept-encoding': 'gzip' } });
+  assert.equal(response.statusCode, 304);
+  return response.headers;
+}
 
 describe('HTTP caching', () => {
   const test = useTestApp();
@@ -39,6 +48,72 @@ describe('HTTP caching', () => {
     assert.equal((await get('/taxonomies', { 'if-modified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' })).statusCode, 200);
     assert.equal((await get('/taxonomies', { 'if-modified-since': 'garbage' })).statusCode, 200);
     assert.equal((await get('/taxonomies', { 'if-modified-since': lastModified, 'if-none-match': '"stale"' })).statusCode, 200);
+  });
+
+  describe('answers 304 only where the plain answer would be a 200', () => {
+    const cached = useTestApp();
+    const uncached = useTestApp(undefined, { responseCacheBytes: 0 });
+    const conditions = async (app: TestApp['app']) => {
+      const plain = await app.inject({ url: `${API}/taxonomies`, headers: { 'accept-encoding': 'gzip' } });
+      const { etag, 'last-modified': lastModified } = plain.headers;
+      return [{ 'if-none-match': '*' }, { 'if-none-match': String(etag) }, { 'if-modified-since': String(lastModified) }];
+    };
+
+    for (const [name, test] of [
+      ['with the response cache', cached],
+      ['without it', uncached],
+    ] as const) {
+      it(`${name}: a 404, a 400 and a redirect stay what they are`, async () => {
+        const { app } = test();
+        for (const condition of await conditions(app)) {
+          const headers = { ...condition, 'accept-encoding': 'gzip' };
+          const label = JSON.stringify(condition);
+          const missing = await app.inject({ url: `${API}/organizations/00000000-0000-5000-8000-000000000000`, headers });
+          assert.equal(missing.statusCode, 404, label);
+          assert.match(String(missing.headers['content-type']), /^application\/problem\+json/, label);
+          assert.equal((await app.inject({ url: `${API}/organizations?per_page=0`, headers })).statusCode, 400, label);
+          assert.equal((await app.inject({ url: `${API}/nowhere`, headers })).statusCode, 404, label);
+          const redirect = await app.inject({ url: `${API}/organizations/NAT-001`, headers });
+          assert.equal(redirect.statusCode, 308, label);
+          assert.match(String(redirect.headers.location), /\/organizations\/[0-9a-f-]{36}$/, label);
+          assert.equal((await app.inject({ url: '/', headers })).statusCode, 302, label);
+        }
+      });
+
+      it(`${name}: a 200 the client holds becomes a 304 without a body, with the 200's validators and Vary`, async () => {
+        const { app } = test();
+        for (const url of [`${API}/organizations/${organizationId('NAT-001')}`, `${API}/organizations?per_page=3`, `${API}/organizations?format=ndjson`]) {
+          for (const method of ['GET', 'HEAD'] as const) {
+            const plain = await app.inject({ method, url, headers: { 'accept-encoding': 'br, gzip' } });
+            assert.equal(plain.statusCode, 200, url);
+            for (const condition of [{ 'if-none-match': String(plain.headers.etag) }, { 'if-none-match': '*' }, { 'if-modified-since': String(plain.headers['last-modified']) }]) {
+              const again = await app.inject({ method, url, headers: { ...condition, 'accept-encoding': 'br, gzip' } });
+              const label = `${method} ${url} ${JSON.stringify(condition)}`;
+              assert.equal(again.statusCode, 304, label);
+              assert.equal(again.body, '', label);
+              assert.equal(again.headers.etag, plain.headers.etag, label);
+              assert.equal(again.headers['last-modified'], plain.headers['last-modified'], label);
+              assert.equal(again.headers['cache-control'], 'public, max-age=300', label);
+              assert.equal(again.headers.vary, 'Accept-Encoding', label);
+              // (Fastify's HEAD routes always add Content-Length: 0.)
+              for (const header of ['content-type', 'content-encoding', ...(method === 'GET' ? ['content-length'] : [])]) {
+                assert.equal(again.headers[header], undefined, `${label} ${header}`);
+              }
+            }
+          }
+        }
+      });
+    }
+
+    it('keeps the 200 it turned into a 304, so the next revalidation runs no route', async () => {
+      const { app } = cached();
+      const url = `${API}/taxonomy_terms?per_page=2`;
+      const etag = String((await validatorsOf(app, url)).etag);
+      const cache = app.responseCache!;
+      const hits = cache.hits;
+      assert.equal((await app.inject({ url, headers: { 'if-none-match': etag, 'accept-encoding': 'gzip' } })).statusCode, 304);
+      assert.equal(cache.hits, hits + 1, 'answered from the response cache');
+    });
   });
 
   it('gives other link origins other ETags (links are absolute URLs)', async () => {

@@ -49,6 +49,73 @@ describe('limits on requests', () => {
     assert.equal((await test.app.inject(`${API}/organizations?x=${'a'.repeat(MAX_URL_LENGTH - 100)}`)).statusCode, 200);
   });
 
+  it(`answers a path id that makes the target longer than ${MAX_URL_LENGTH} characters with a 414 problem too`, async () => {
+    for (const path of [`${API}/organizations/${'a'.repeat(8000)}`, `${API}/organizations/%zz${'a'.repeat(MAX_URL_LENGTH)}`]) {
+      const response = await test.app.inject(path);
+      assert.equal(response.statusCode, 414, path.slice(0, 40));
+      assert.match(String(response.headers['content-type']), /^application\/problem\+json/);
+      assert.match(JSON.parse(response.body).detail, /at most 4096 characters/);
+    }
+    // An id too long for the router, in a target within the limit, names nothing.
+    assert.equal((await test.app.inject(`${API}/organizations/${'a'.repeat(200)}`)).statusCode, 404);
+  });
+
+  it('answers what Node would answer itself (an Expect it cannot meet, CONNECT, a missing Host) with problems', async () => {
+    const expectation = await exchange(port, `GET ${API}/ HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\nConnection: close\r\n\r\n`);
+    assert.match(expectation.text, /^HTTP\/1\.1 417 /);
+    assert.match(expectation.text, /content-type: application\/problem\+json/i);
+    assert.deepEqual(problemOf(expectation.text), { type: 'about:blank', title: 'Expectation Failed', status: 417, detail: 'This server meets no expectation but 100-continue.' });
+    const proceed = await exchange(port, `GET ${API}/ HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`);
+    assert.match(proceed.text, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+
+    for (const target of ['example.org:443', `${API}/`]) {
+      const { text } = await exchange(port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
+      assert.match(text, /^HTTP\/1\.1 405 /, target);
+      assert.match(text, /\r\nAllow: GET, HEAD, OPTIONS\r\n/, target);
+      assert.equal(problemOf(text).status, 405, target);
+    }
+
+    const hostless = await exchange(port, `GET ${API}/ HTTP/1.1\r\nConnection: close\r\n\r\n`);
+    assert.match(hostless.text, /^HTTP\/1\.1 400 /);
+    assert.match(problemOf(hostless.text).detail, /Host header/);
+    // HTTP/1.0 has no Host requirement.
+    assert.match((await exchange(port, `GET ${API}/ HTTP/1.0\r\n\r\n`)).text, /^HTTP\/1\.1 200 /);
+  });
+
+  it('answers a request that arrives while it shuts down as usual, closing the connection after it', async () => {
+    const closing = await buildApp({ stores: fixedStore(new SqliteStore(test.snapshot)), logLevel: 'silent' });
+    let entered!: () => void;
+    let release!: () => void;
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    closing.get('/slow', async () => {
+      entered();
+      await new Promise<void>((resolve) => (release = resolve));
+      return { slow: true };
+    });
+    await closing.listen({ port: 0, host: '127.0.0.1' });
+    let requests = 0;
+    let secondRequest!: () => void;
+    const secondArrived = new Promise<void>((resolve) => (secondRequest = resolve));
+    closing.server.on('request', () => ++requests === 2 && secondRequest());
+    const socket = connect((closing.server.address() as { port: number }).port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    const ended = new Promise((resolve) => socket.on('close', resolve));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await inHandler;
+    const closed = closing.close();
+    // Pipelined on the kept-alive connection, after the shutdown began.
+    socket.write(`GET ${API}/ HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await secondArrived;
+    release();
+    await ended;
+    await closed;
+    const responses = text.split(/(?=HTTP\/1\.1 )/);
+    assert.equal(responses.length, 2, text);
+    assert.match(responses[1]!, /^HTTP\/1\.1 200 /);
+    assert.match(responses[1]!, /\r\nConnection: close\r\n/i);
+  });
+
   it('refuses a body on a GET with a 400 problem, and takes an empty one', async () => {
     const withBody = await test.app.inject({ method: 'GET', url: `${API}/organizations`, payload: '{"search":"food"}', headers: { 'content-type': 'application/json' } });
     assert.equal(withBody.statusCode, 400);

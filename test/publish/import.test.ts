@@ -78,7 +78,7 @@ describe('importing the native format', () => {
       const again = await runCommand('import', directory.path, [NATIVE_EXAMPLE]);
       assert.equal(again.code, 0);
       assert.match(again.text, /^Unchanged: dataset [0-9a-f]{16} \(published .*\) is already live/m);
-      stores.refresh();
+      await stores.refresh();
       assert.deepEqual(await everyResponse(app), before);
       await app.close();
     } finally {
@@ -98,7 +98,7 @@ describe('importing the native format', () => {
       nativeSourceDir(sources.path, { 'organizations.csv': organizations.replace('SPR-004,Harbor Light Shelter,published', 'SPR-004,Harbor Light Shelter,unpublished') });
       const run = await runCommand('import', directory.path, [sources.path]);
       assert.equal(run.code, 0, run.text);
-      stores.refresh();
+      await stores.refresh();
       assert.equal((await getJson(app, shelter)).status, 404);
       const list = await getJson(app, `${API}/organizations`);
       assert.equal(list.body.total_items, 3);

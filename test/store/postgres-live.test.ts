@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
-import { ImportBusy } from '../../src/publish/publish.ts';
+import { ImportBusy } from '../../src/publish/import-lock.ts';
 import { PUBLISH_LOCK, publishToPostgres } from '../../src/publish/publish-postgres.ts';
 import { PostgresStores } from '../../src/store/postgres/live.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';

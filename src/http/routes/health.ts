@@ -12,7 +12,8 @@ const healthRoutes: FastifyPluginAsync<{ stores: StoreProvider }> = async (app, 
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     const readiness = await stores.readiness();
     reply.code(readiness.ready ? 200 : 503).header('cache-control', 'no-store');
-    return readiness.ready ? { status: 'ready', dataset_version: readiness.version } : { status: 'not ready', reason: readiness.reason };
+    if (!readiness.ready) return { status: 'not ready', reason: readiness.reason };
+    return readiness.warning === undefined ? { status: 'ready', dataset_version: readiness.version } : { status: 'ready', dataset_version: readiness.version, warning: readiness.warning };
   });
 };
 

@@ -1,9 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, readFileSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
 import { organizationDetails } from './native.ts';
-import { describeFileError } from '../text-input.ts';
+import { checkSourceFile, describeFileError, sourceRoot } from '../source-paths.ts';
+import type { SourceRoot } from '../source-paths.ts';
+import { InputError, openSourceFile } from '../text-input.ts';
 import type { Columns } from '../csv.ts';
 import type { Diagnostic, Diagnostics } from '../diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
@@ -60,33 +62,52 @@ const servedId = (value: string): string | undefined => (isUuid(value) ? value.t
 interface Layout {
   /** The file of each resource. */
   files: Record<HsdsResource, string>;
-  /** Problems with datapackage.json, reported on the first read; when any, nothing is read. */
+  /** The resource files that are there (each checked to be a regular file inside the folder). */
+  present: string[];
+  /** Problems with datapackage.json or the files it names, reported on the first read; when any, nothing is read. */
   problems: Diagnostic[];
 }
 
-/** Where each resource is: as named in datapackage.json when there is one, else `<name>.csv`. */
-function layoutOf(directory: string): Layout {
-  const files = Object.fromEntries(RESOURCES.map((name) => [name, join(directory, `${name}.csv`)])) as Record<HsdsResource, string>;
-  const file = join(directory, 'datapackage.json');
-  const problems: Diagnostic[] = [];
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOENT') problems.push({ file, message: describeFileError(error) });
-    return { files, problems };
+/** A datapackage.json describes the tables; their rows are in the files it names, so none needs to be larger. */
+export const MAX_DESCRIPTOR_BYTES = 10 * 1024 * 1024;
+
+/** The text of datapackage.json, or undefined when there is none (problems go to `problems`). */
+function readDescriptor(file: string, root: SourceRoot, problems: Diagnostic[]): string | undefined {
+  const checked = checkSourceFile(file, root);
+  if (checked.problem !== undefined) {
+    if (!checked.missing) problems.push({ file, message: checked.problem });
+    return undefined;
   }
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSourceFile(file);
+    const { size } = fstatSync(descriptor);
+    if (size <= MAX_DESCRIPTOR_BYTES) return readFileSync(descriptor, 'utf8');
+    problems.push({ file, message: `is ${size.toLocaleString('en-US')} bytes; the limit for a datapackage.json is ${MAX_DESCRIPTOR_BYTES / 1024 / 1024} MiB (it describes the tables; their rows belong in the CSV files)` });
+  } catch (error) {
+    problems.push({ file, message: error instanceof InputError ? error.message : describeFileError(error) });
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+  return undefined;
+}
+
+/** Puts in `files` the path datapackage.json gives each resource, if there is a datapackage.json. */
+function describedFiles(directory: string, root: SourceRoot, files: Record<HsdsResource, string>, problems: Diagnostic[]): void {
+  const file = join(directory, 'datapackage.json');
+  const text = readDescriptor(file, root, problems);
+  if (text === undefined) return;
   let descriptor: unknown;
   try {
     descriptor = JSON.parse(text);
   } catch (error) {
     problems.push({ file, message: `not valid JSON: ${(error as Error).message}` });
-    return { files, problems };
+    return;
   }
   const resources = (descriptor as { resources?: unknown } | null)?.resources;
   if (!Array.isArray(resources)) {
     problems.push({ file, field: 'resources', message: 'must be a list of resources' });
-    return { files, problems };
+    return;
   }
   const seen = new Set<string>();
   resources.forEach((resource: unknown, index) => {
@@ -108,7 +129,24 @@ function layoutOf(directory: string): Layout {
       files[name as HsdsResource] = join(directory, path);
     }
   });
-  return { files, problems };
+}
+
+/** Where each resource is: as named in datapackage.json when there is one, else `<name>.csv`. */
+function layoutOf(directory: string): Layout {
+  const files = Object.fromEntries(RESOURCES.map((name) => [name, join(directory, `${name}.csv`)])) as Record<HsdsResource, string>;
+  const problems: Diagnostic[] = [];
+  const root = sourceRoot(directory);
+  if ('problem' in root) return { files, present: [], problems: [{ file: directory, message: root.problem }] };
+  describedFiles(directory, root, files, problems);
+  if (problems.length > 0) return { files, present: [], problems };
+  const present: string[] = [];
+  for (const file of Object.values(files)) {
+    const checked = checkSourceFile(file, root);
+    if (checked.problem === undefined) present.push(file);
+    // A missing resource is no problem here: organizations is reported by its reader, the others are optional.
+    else if (!checked.missing) problems.push({ file, message: checked.problem });
+  }
+  return { files, present: problems.length > 0 ? [] : present, problems };
 }
 
 interface TermRef {
@@ -127,7 +165,7 @@ interface HsdsVocabulary {
 /** A directory of HSDS 3.0 CSV files: taxonomies, terms, organizations, their attributes and identifiers. */
 export function hsdsDatapackageSource(directory: string): Source {
   const layout = layoutOf(directory);
-  const present = layout.problems.length > 0 ? [] : RESOURCES.map((name) => layout.files[name]).filter((file) => existsSync(file));
+  const { present } = layout;
   const reported = new WeakSet<Diagnostics>();
   const vocabularies = new WeakMap<Diagnostics, Promise<HsdsVocabulary>>();
 
@@ -235,6 +273,7 @@ export function hsdsDatapackageSource(directory: string): Source {
         status: 'published',
         ...organizationDetails(row),
         parentExternalId: parent === undefined ? undefined : canonicalId(parent),
+        parentField: 'parent_organization_id',
         identifiers: [],
         tags: [],
         at: row.at(),
@@ -278,9 +317,9 @@ export function hsdsDatapackageSource(directory: string): Source {
       const id = canonicalId(row.required('id', 'id'));
       const link: IdentifierLink = {
         organization: canonicalId(row.required('organization_id', 'id')),
-        scheme: row.optional('identifier_scheme', 'text'),
+        scheme: row.optional('identifier_scheme', 'identifier'),
         type: row.required('identifier_type', 'text'),
-        identifier: row.required('identifier', 'text'),
+        identifier: row.required('identifier', 'identifier'),
         id: servedId(id),
         at: row.at('organization_id'),
       };

@@ -93,7 +93,7 @@ export function organizationDetails(row: RowFields) {
     email: row.email('email'),
     website: row.url('website'),
     taxStatus: row.optional('tax_status', 'text'),
-    taxId: row.optional('tax_id', 'text'),
+    taxId: row.optional('tax_id', 'identifier'),
     yearIncorporated: row.year('year_incorporated'),
     legalStatus: row.optional('legal_status', 'text'),
     uri: row.url('uri'),
@@ -131,9 +131,9 @@ async function* identifiers(files: readonly string[], context: ReadContext): Asy
   for await (const row of rowsOf(files, 'organization_identifiers', context)) {
     const link: IdentifierLink = {
       organization: row.required('organization_id', 'id'),
-      scheme: row.optional('scheme', 'text'),
+      scheme: row.optional('scheme', 'identifier'),
       type: row.required('type', 'text'),
-      identifier: row.required('identifier', 'text'),
+      identifier: row.required('identifier', 'identifier'),
       at: row.at('organization_id'),
     };
     if (row.valid) yield link;

@@ -1,6 +1,8 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import type { Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
-import { describeFileError } from '../text-input.ts';
+import { checkSourceFile, checkSourcePath, describeFileError, notRegularFile } from '../source-paths.ts';
+import type { SourceRoot } from '../source-paths.ts';
 import { TABULAR_FILE } from '../rows.ts';
 import { hsdsDatapackageSource } from './hsds-datapackage.ts';
 import { IRS_CODE_VALUES_FILE, IRS_STATE_FILE, irsSource } from './irs-bmf.ts';
@@ -57,52 +59,108 @@ function sourceOfFiles(kind: FileKind, path: string, files: string[]): Source[] 
   }
 }
 
+interface Scan {
+  /** The folder given: nothing is read from outside it. */
+  root: SourceRoot;
+  diagnostics: Diagnostics;
+  /** Real paths of the folders and files taken, so that a link inside the folder neither loops nor reads a file twice. */
+  seen: Set<string>;
+}
+
 /** The sources in a directory: an HSDS datapackage, or the recognised files in it and below it. */
-function scanDirectory(directory: string): Source[] {
+function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
+  scan.seen.add(real);
   if (isHsdsDatapackage(directory)) return [hsdsDatapackageSource(directory)];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(directory, { withFileTypes: true });
+  } catch (error) {
+    scan.diagnostics.error({ file: directory }, describeFileError(error));
+    return [];
+  }
   const sources: Source[] = [];
   const filesByKind = new Map<FileKind, string[]>();
-  for (const entry of readdirSync(directory, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const path = join(directory, entry.name);
-    if (entry.isDirectory() || (entry.isSymbolicLink() && statSync(path, { throwIfNoEntry: false })?.isDirectory())) {
-      sources.push(...scanDirectory(path));
+    const kind = fileKindOf(path);
+    // Other files are never looked at; a link may lead to a folder, so it is followed to see.
+    if (kind === undefined && !entry.isDirectory() && !entry.isSymbolicLink()) continue;
+    const checked = checkSourcePath(path, scan.root);
+    if (checked.problem !== undefined) {
+      // What would be read is refused; a link to nothing readable, not named as a source, is ignored like other files.
+      if (kind !== undefined || checked.stats?.isDirectory()) scan.diagnostics.error({ file: path }, checked.problem);
       continue;
     }
-    const kind = fileKindOf(path);
-    if (kind !== undefined) filesByKind.set(kind, [...(filesByKind.get(kind) ?? []), path]);
+    if (checked.stats.isDirectory()) {
+      if (!scan.seen.has(checked.real)) sources.push(...scanDirectory(path, checked.real, scan));
+      continue;
+    }
+    if (kind === undefined || scan.seen.has(checked.real)) continue;
+    const problem = notRegularFile(checked.stats);
+    if (problem !== undefined) {
+      scan.diagnostics.error({ file: path }, problem);
+      continue;
+    }
+    scan.seen.add(checked.real);
+    filesByKind.set(kind, [...(filesByKind.get(kind) ?? []), path]);
   }
   for (const [kind, files] of filesByKind) sources.push(...sourceOfFiles(kind, directory, files));
   return sources;
+}
+
+/** The files of one kind directly in a directory given with that kind (`native:dir`). */
+function filesOfKind(kind: FileKind, directory: string, root: SourceRoot, diagnostics: Diagnostics): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch (error) {
+    diagnostics.error({ file: directory }, describeFileError(error));
+    return [];
+  }
+  return names
+    .sort()
+    .map((name) => join(directory, name))
+    .filter((file) => (kind === 'native' ? nativeRoleOf(file) !== undefined : TABULAR_FILE.test(file)))
+    .filter((file) => {
+      const checked = checkSourceFile(file, root);
+      if (checked.problem !== undefined) diagnostics.error({ file }, checked.problem);
+      return checked.problem === undefined;
+    });
 }
 
 function resolveOne(argument: string, diagnostics: Diagnostics): Source[] {
   const prefixed = KIND_PREFIX.exec(argument);
   const kind = prefixed?.[1] as SourceKind | undefined;
   const path = prefixed?.[2] ?? argument;
-  let isDirectory: boolean;
-  try {
-    isDirectory = statSync(path).isDirectory();
-  } catch (error) {
-    diagnostics.error({ file: path }, describeFileError(error));
+  // What is named on the command line may be a link anywhere; what is found inside it may not.
+  const checked = checkSourcePath(path);
+  if (checked.problem !== undefined) {
+    diagnostics.error({ file: path }, checked.problem);
     return [];
   }
+  const isDirectory = checked.stats.isDirectory();
   if (kind === 'hsds') {
     if (isDirectory) return [hsdsDatapackageSource(path)];
     diagnostics.error({ file: path }, 'an HSDS datapackage is a directory');
     return [];
   }
   if (isDirectory) {
+    const root = { path, real: checked.real };
+    const errorsBefore = diagnostics.errors.length;
+    const noneFound = (): boolean => diagnostics.errors.length === errorsBefore;
     if (kind === undefined) {
-      const sources = scanDirectory(path);
-      if (sources.length === 0) diagnostics.error({ file: path }, 'no source files recognised in this directory (see docs/data-format.md)');
+      const sources = scanDirectory(path, checked.real, { root, diagnostics, seen: new Set() });
+      if (sources.length === 0 && noneFound()) diagnostics.error({ file: path }, 'no source files recognised in this directory (see docs/data-format.md)');
       return sources;
     }
-    const files = readdirSync(path)
-      .sort()
-      .map((name) => join(path, name))
-      .filter((file) => (kind === 'native' ? nativeRoleOf(file) !== undefined : TABULAR_FILE.test(file)));
-    if (files.length === 0) diagnostics.error({ file: path }, `no ${kind} files in this directory`);
+    const files = filesOfKind(kind, path, root, diagnostics);
+    if (files.length === 0 && noneFound()) diagnostics.error({ file: path }, `no ${kind} files in this directory`);
     return sourceOfFiles(kind, path, files);
+  }
+  const problem = notRegularFile(checked.stats);
+  if (problem !== undefined) {
+    diagnostics.error({ file: path }, problem);
+    return [];
   }
   const fileKind = kind ?? fileKindOf(path);
   if (fileKind === undefined) {

@@ -6,7 +6,7 @@ import { compressBuffer, compressingStream, isCompressibleType } from '../../enc
 /** Below this many bytes an uncacheable body (an error, say) is sent as it is: compressing would not pay. */
 const THRESHOLD = 1024;
 
-const isStream = (payload: unknown): payload is NodeJS.ReadableStream =>
+export const isStream = (payload: unknown): payload is NodeJS.ReadableStream =>
   typeof payload === 'object' && payload !== null && typeof (payload as NodeJS.ReadableStream).pipe === 'function';
 
 /** Adds Accept-Encoding to Vary, keeping whatever is there. */

@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../../../../package.json' with { type: 'json' };
@@ -7,13 +8,19 @@ import { METRICS_PATH } from '../external/metrics.ts';
 import { API_PREFIX } from './links.ts';
 import { CODING_TAG_SUFFIX } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
+import { isStream, varyOnEncoding } from './compression.ts';
 
 /**
  * Validators and freshness for edge caches and clients. A response is a function of the dataset
  * version, the URL, this server's code, the origin its links are built on and the content coding
  * (see compression); the ETag names all five, so it changes exactly when the bytes can, and a brotli,
- * a gzip and an identity body each have their own strong ETag. A conditional request is answered
- * 304 from the dataset version alone, before any route runs.
+ * a gzip and an identity body each have their own strong ETag.
+ *
+ * A conditional request is answered 304 only where its plain answer is a 200: a 404, a 400 or a
+ * redirect stays what it is. Whether the client's validators match is known before any route runs
+ * (from the dataset version alone), but not what the answer would be: a response-cache hit is known
+ * to be a 200 and is answered 304 at once, without a body (see response-cache); any other request
+ * runs its route, and `notModified` turns a 200 into a 304 once the response cache has kept it.
  *
  * Policy: successful GETs are `public, max-age=<maxAge>` with an ETag and Last-Modified (the publish
  * time). 400 and 404 answers depend only on the request and the dataset, so they are cacheable too,
@@ -48,8 +55,26 @@ declare module 'fastify' {
      * Set when this request is cacheable: what its response is a function of (dataset, link origin)
      * and its validators, read once here for every later hook.
      */
-    cacheable?: { version: string; publishedAt: string; origin: string; etag: string; lastModified: string };
+    cacheable?: {
+      version: string;
+      publishedAt: string;
+      origin: string;
+      etag: string;
+      lastModified: string;
+      /** Whether the client's If-None-Match (or If-Modified-Since) says it holds this response already. */
+      notModified: boolean;
+    };
   }
+}
+
+/**
+ * Answers 304 to a request whose answer is known to be a 200 that the client holds already. The
+ * validators and Cache-Control are those of the 200 (set on send, below), and so is Vary, as RFC 9110
+ * asks; there is no body, and so no content headers.
+ */
+export function sendNotModified(reply: FastifyReply): FastifyReply {
+  varyOnEncoding(reply);
+  return reply.code(304).send();
 }
 
 export default fp<HttpCachingOptions>(
@@ -75,16 +100,13 @@ export default fp<HttpCachingOptions>(
       const { version, publishedAt } = await request.store.info();
       const origin = request.publicOrigin();
       const { etag, lastModified } = validatorsOf(version, publishedAt, origin, request.contentCoding());
-      request.cacheable = { version, publishedAt, origin, etag, lastModified };
       const ifNoneMatch = request.headers['if-none-match'];
       const ifModifiedSince = request.headers['if-modified-since'];
       const notModified =
         ifNoneMatch !== undefined
           ? matchesAny(ifNoneMatch, etag)
           : ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(lastModified);
-      if (notModified) {
-        return reply.code(304).headers({ etag, 'last-modified': lastModified, 'cache-control': successPolicy }).send();
-      }
+      request.cacheable = { version, publishedAt, origin, etag, lastModified, notModified };
     });
 
     app.addHook('onSend', async (request, reply, payload) => {
@@ -92,7 +114,7 @@ export default fp<HttpCachingOptions>(
       const status = reply.statusCode;
       if (request.cacheable !== undefined && status < 400) {
         reply.header('cache-control', successPolicy);
-        if (status === 200) reply.headers({ etag: request.cacheable.etag, 'last-modified': request.cacheable.lastModified });
+        if (status === 200 || status === 304) reply.headers({ etag: request.cacheable.etag, 'last-modified': request.cacheable.lastModified });
       } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404)) {
         reply.header('cache-control', errorPolicy);
       } else if (status >= 400) {
@@ -102,4 +124,25 @@ export default fp<HttpCachingOptions>(
     });
   },
   { name: 'http-caching', dependencies: ['store', 'links', 'content-coding'] },
+);
+
+/**
+ * Turns a route's 200 into a 304 when the client holds it already. Registered after the response
+ * cache, so the 200 is kept first (the next revalidation is then answered without running the route),
+ * and before compression, so no body is compressed for nothing.
+ */
+export const notModified = fp(
+  async (app) => {
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (reply.statusCode !== 200 || request.cacheable?.notModified !== true) return payload;
+      // A streamed list already begun: stopping it ends its hold on the store too.
+      if (isStream(payload)) (payload as Readable).destroy();
+      reply.removeHeader('content-type').removeHeader('content-length').removeHeader('content-encoding');
+      reply.code(304);
+      varyOnEncoding(reply);
+      // Fastify's HEAD routes measure the payload they are given, which cannot be null.
+      return request.method === 'HEAD' ? '' : null;
+    });
+  },
+  { name: 'not-modified', dependencies: ['http-caching'] },
 );

@@ -33,11 +33,27 @@ function requestOrigin(request: FastifyRequest): string {
 
 export interface LinksOptions {
   publicBaseUrl: string | undefined;
+  /** Whether some proxy's X-Forwarded-* headers are believed (see trust-proxy.ts). */
+  proxyTrusted: boolean;
 }
+
+/** The request headers links are built from behind a trusted proxy, unless a public base URL is set. */
+export const FORWARDED_ORIGIN_HEADERS = 'X-Forwarded-Host, X-Forwarded-Proto';
+
+export const FORWARDED_LINKS_WARNING =
+  'links are built from X-Forwarded-Host and X-Forwarded-Proto (--trust-proxy without --public-base-url): responses say so in Vary, but a proxy that passes on a client\'s X-Forwarded-Host lets it choose the host in its links; set PUBLIC_BASE_URL to the public address';
 
 export default fp<LinksOptions>(
   async (app, options) => {
     const configured = options.publicBaseUrl;
+    if (configured === undefined && options.proxyTrusted) {
+      app.log.warn(FORWARDED_LINKS_WARNING);
+      // The Host is part of every cache's key, but these headers are not: a response whose links
+      // come from them must say so, or an edge cache could hand one client's links to everyone.
+      app.addHook('onRequest', async (_request, reply) => {
+        reply.header('vary', FORWARDED_ORIGIN_HEADERS);
+      });
+    }
     app.decorateRequest('publicOrigin', function (this: FastifyRequest): string {
       return configured ?? requestOrigin(this);
     });

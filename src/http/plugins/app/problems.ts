@@ -1,17 +1,16 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, ParameterError, ServiceBusy, problemBody, sendProblem } from '../../problem.ts';
+import { PROBLEM_CONTENT_TYPE, ParameterError, READ_METHODS, ServiceBusy, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
 import { StoreUnavailable } from '../../../store/store.ts';
 import { setResponseHeaders } from './response-headers.ts';
+import { tooLongTarget } from '../../limits.ts';
 
 /**
  * Every error leaves as an RFC 9457 problem+json body. Only our own wording reaches a client: an
  * unexpected error is logged and answered with a generic 500, never its message or stack.
  */
-
-export const READ_METHODS = 'GET, HEAD, OPTIONS';
 
 /** What a 503 asks clients to wait: the store reconnects by itself within about a second. */
 const RETRY_AFTER_SECONDS = 1;
@@ -30,13 +29,15 @@ const NO_RESOURCE = 'No resource at this path. The API root lists the available 
 
 /**
  * For paths Fastify rejects before routing: one that does not percent-decode, or a path parameter
- * longer than the router allows. No resource can live there, so they are 404s like any unknown path.
+ * longer than the router allows. No resource can live there, so they are 404s like any unknown path,
+ * unless the whole target is over the length limit (414, as for any other path).
  * The request object here lacks our decorators, so the problem type is about:blank.
  */
 export function frameworkError(_error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // No hook has run for such a request: the headers every response carries are set here.
   setResponseHeaders(request, reply);
-  reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemBody({ title: 'Not Found', status: 404, detail: NO_RESOURCE }, ''));
+  const problem = tooLongTarget(request.url) ?? { title: 'Not Found', status: 404, detail: NO_RESOURCE };
+  reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).header('cache-control', 'no-store').send(problemBody(problem, ''));
 }
 
 export const notFound = (reply: FastifyReply, detail: string): FastifyReply =>

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { compressBuffer } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
+import { sendNotModified } from './http-caching.ts';
 
 /**
  * Finished responses, kept in memory and sent again without touching the store or rendering
@@ -149,6 +150,8 @@ export default fp<ResponseCacheOptions>(
         request.responseCacheKey = key;
         return;
       }
+      // Held here, the answer is a 200: one the client holds already is a 304, at once.
+      if (cacheable.notModified) return sendNotModified(reply);
       const coding = request.contentCoding();
       const { body, added } = entry.body(coding);
       if (added > 0) cache.grew(added);

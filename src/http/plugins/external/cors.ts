@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
-import { READ_METHODS } from '../app/problems.ts';
+import { READ_METHODS } from '../../problem.ts';
 
 /**
  * A public, read-only API without credentials: any origin may read it from a browser. Every OPTIONS

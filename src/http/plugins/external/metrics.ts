@@ -1,6 +1,9 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StoreProvider } from '../../../store/store.ts';
+import { clientErrorHandler, createLimitedServer } from '../../limits.ts';
+import { writeProblem } from '../../problem.ts';
 
 /** Where Prometheus scrapes: outside the versioned API, never cached. */
 export const METRICS_PATH = '/metrics';
@@ -8,14 +11,69 @@ export const METRICS_PATH = '/metrics';
 /** Request durations, in seconds: from a cache hit (well under a millisecond) to a slow export. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
 
+/** A port and interface of its own for `/metrics`, away from the public API. */
+export interface MetricsListener {
+  port: number;
+  host: string;
+}
+
+export interface MetricsOptions {
+  stores: StoreProvider;
+  /** Where to serve `/metrics`; unset: on the app's own port. */
+  listener?: MetricsListener;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The server of the metrics port, when one is configured (listening once the app is ready). */
+    metricsServer?: Server;
+  }
+}
+
+const METRICS_METHODS = 'GET, HEAD';
+
+/** The metrics port's only resource, answered without Fastify: no request ids, logs or CORS to add. */
+async function answerScrape(registry: Registry, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if ((request.url ?? '').split('?')[0] !== METRICS_PATH) {
+    writeProblem(response, { title: 'Not Found', status: 404, detail: `This port serves ${METRICS_PATH} only.` });
+    return;
+  }
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    writeProblem(response, { title: 'Method Not Allowed', status: 405, detail: `${METRICS_PATH} answers ${METRICS_METHODS}.` }, { allow: METRICS_METHODS });
+    return;
+  }
+  const body = await registry.metrics();
+  response.writeHead(200, {
+    'content-type': registry.contentType,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
+  response.end(request.method === 'HEAD' ? undefined : body);
+}
+
+function listen(server: Server, { port, host }: MetricsListener): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 /**
  * `/metrics` in Prometheus text format (prom-client): requests and their durations per route and
  * status, the dataset served, the response cache, and the process (memory, event loop, GC). Routes
  * are labelled by their pattern (`/api/hsds/v3/organizations/:id`), and anything unrouted as
  * `unmatched`, so no request can add a series.
+ *
+ * It tells the Node version and the memory in use, so it is never offered to browsers of other
+ * origins (no CORS) and, given a listener, is served on that port only (a private interface by
+ * default), not the public one. The app's own requests are counted either way.
  */
-export default fp<{ stores: StoreProvider }>(
-  async (app, { stores }) => {
+export default fp<MetricsOptions>(
+  async (app, { stores, listener }) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const labelNames = ['method', 'route', 'status'] as const;
@@ -102,9 +160,34 @@ export default fp<{ stores: StoreProvider }>(
       done();
     });
 
-    app.get(METRICS_PATH, { schema: { hide: true } }, async (_request, reply) =>
-      reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics()),
-    );
+    if (listener === undefined) {
+      app.get(METRICS_PATH, { schema: { hide: true }, config: { cors: false } }, async (_request, reply) =>
+        reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics()),
+      );
+      // A route of its own, so no CORS preflight is answered for it either.
+      app.options(METRICS_PATH, { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.code(204).send());
+      return;
+    }
+    const server = createLimitedServer((request, response) => {
+      answerScrape(registry, request, response).catch((error: unknown) => {
+        app.log.error({ err: error }, 'metrics scrape failed');
+        if (!response.headersSent) writeProblem(response, { title: 'Internal Server Error', status: 500, detail: 'The metrics could not be read.' });
+        else response.destroy();
+      });
+    });
+    server.on('clientError', clientErrorHandler);
+    app.decorate('metricsServer', server);
+    app.addHook('onReady', async () => {
+      await listen(server, listener);
+      const { address, port } = server.address() as { address: string; port: number };
+      app.log.info(`metrics served at http://${address.includes(':') ? `[${address}]` : address}:${port}${METRICS_PATH}`);
+    });
+    app.addHook('onClose', async () => {
+      if (!server.listening) return;
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await closed;
+    });
   },
   { name: 'metrics' },
 );

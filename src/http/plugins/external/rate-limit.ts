@@ -9,7 +9,7 @@ class TooManyRequests extends Error {
 }
 
 /**
- * An optional limit of requests per client (by address, or X-Forwarded-For with --trust-proxy) per
+ * An optional limit of requests per client (by request.ip: the address --trust-proxy makes of it) per
  * minute. Off by default: an edge cache in front answers most requests, and would otherwise be the
  * one "client" limited. Probes and metrics are never limited.
  */

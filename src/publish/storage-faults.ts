@@ -1,0 +1,57 @@
+import { tmpdir } from 'node:os';
+
+/**
+ * The file system refused what a publish needed (disk full, read-only, permissions, a symlink loop):
+ * one line naming the path; nothing was published.
+ */
+export class StorageFault extends Error {}
+
+/** Plain words for the errors a file system gives, by errno code. */
+const ERRNO_REASONS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ELOOP: 'too many levels of symbolic links (a symlink loop?)',
+  ENOTDIR: 'a part of the path is not a directory',
+  EISDIR: 'is a directory',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on this system',
+  EIO: 'an input/output error (a failing disk?)',
+  ENOENT: 'does not exist',
+};
+
+/** SQLite's result codes for the same faults (node:sqlite errors carry `errcode`, not a path). */
+const SQLITE_REASONS: Record<number, string> = {
+  8: 'the file system is read-only',
+  10: 'an input/output error (a failing disk, or the disk is full?)',
+  13: 'the disk is full',
+  14: 'the file cannot be created or opened',
+  23: 'permission denied',
+};
+
+/**
+ * A StorageFault for an error of the file system, or of SQLite writing `path`; undefined for any
+ * other error (a bug, which keeps its stack).
+ */
+export function storageFault(error: unknown, path: string): StorageFault | undefined {
+  if (error instanceof StorageFault) return error;
+  const { code, errcode, path: errorPath } = error as { code?: string; errcode?: number; path?: string };
+  const located = (where: string, reason: string) => new StorageFault(where === '' ? reason : `${where}: ${reason}`);
+  if (code !== undefined && Object.hasOwn(ERRNO_REASONS, code)) return located(errorPath ?? path, ERRNO_REASONS[code]!);
+  if (code === 'ERR_SQLITE_ERROR' && errcode !== undefined && Object.hasOwn(SQLITE_REASONS, errcode & 0xff)) {
+    const temporary = errcode === 13 || errcode === 10 ? ` (or SQLite's temporary files in ${tmpdir()})` : '';
+    return located(`${path}${temporary}`, SQLITE_REASONS[errcode & 0xff]!);
+  }
+  return undefined;
+}
+
+/** Runs `step` on `path`, turning a file-system fault into a StorageFault. */
+export function onDisk<T>(path: string, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    throw storageFault(error, path) ?? error;
+  }
+}
