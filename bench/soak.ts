@@ -67,6 +67,8 @@ interface MemorySample {
   responseCache?: number;
   /** Requests answered since the previous sample, per second. */
   requestsPerSecond?: number;
+  /** Bytes of log read from the server's stdout so far: a log falling behind the requests is kept in memory. */
+  logBytes: number;
   /** CPU time of the server and of wrk since the previous sample, as a share of one core. */
   serverCpu?: number;
   generatorCpu?: number;
@@ -197,6 +199,7 @@ async function main(): Promise<number> {
       const result: MemorySample = {
         second,
         rss,
+        logBytes,
         heapUsed: metricValue(text, 'nodejs_heap_size_used_bytes'),
         heapTotal: metricValue(text, 'nodejs_heap_size_total_bytes'),
         external: metricValue(text, 'nodejs_external_memory_bytes'),
@@ -212,7 +215,7 @@ async function main(): Promise<number> {
       await sleep(Math.max(0, loadStarted + second * 1000 - performance.now()));
       const taken = await sample(second, true);
       memory.push(taken);
-      log(`  ${String(second).padStart(4)} s  RSS ${(taken.rss / MIB).toFixed(0)} MiB, external ${((taken.external ?? 0) / MIB).toFixed(0)} MiB, ${taken.requestsPerSecond!.toFixed(0)} req/s`);
+      log(`  ${String(second).padStart(4)} s  RSS ${(taken.rss / MIB).toFixed(0)} MiB, external ${((taken.external ?? 0) / MIB).toFixed(0)} MiB, log read ${(taken.logBytes / MIB).toFixed(0)} MiB, ${taken.requestsPerSecond!.toFixed(0)} req/s`);
     }
     const wrkCode = await wrkExited;
     const marker = wrkOutput.split('\n').find((line) => line.startsWith('SOAK '));
@@ -242,6 +245,7 @@ async function main(): Promise<number> {
       mib(entry.heapTotal),
       mib(entry.external),
       mib(entry.responseCache),
+      mib(entry.logBytes),
       entry.requestsPerSecond!.toFixed(0),
       `${(entry.serverCpu! * 100).toFixed(0)}%`,
       entry.generatorCpu === undefined ? '-' : `${(entry.generatorCpu * 100).toFixed(0)}%`,
@@ -275,7 +279,7 @@ async function main(): Promise<number> {
         `socket errors ${errors}${unexpected.length > 0 ? `; UNEXPECTED STATUSES ${unexpected.map(([status]) => status).join(', ')}` : ''}`,
       `CPU, share of one core: server ${(serverCpu * 100).toFixed(0)}%, wrk ${(generatorCpu * 100).toFixed(0)}%`,
       '',
-      formatTable(['second', 'RSS MiB', 'heap used', 'heap total', 'external', 'resp. cache', 'req/s', 'server CPU', 'wrk CPU'], rows, new Set([0])),
+      formatTable(['second', 'RSS MiB', 'heap used', 'heap total', 'external', 'resp. cache', 'log read', 'req/s', 'server CPU', 'wrk CPU'], rows, new Set([0])),
       '',
       `RSS at ${settled.second} s ${mib(settled.rss)} MiB, largest after it ${mib(maxLater)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %, target <= +${GROWTH_TARGET * 100} %) ${flat ? 'ok' : 'MISSED'}`,
       `RSS largest ${mib(maxAll)} MiB (target < ${RSS_TARGET_MIB} MiB) ${under ? 'ok' : 'MISSED'}`,
