@@ -17,7 +17,7 @@ import type { Samples } from './lib/http-scenarios.ts';
 import { fetchRaw, waitUntilUp } from './lib/load.ts';
 import { mixedWorkload } from './lib/mixed-load.ts';
 import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, runNode, writeResults } from './lib/run.ts';
-import { API, warmPageCache } from './lib/served.ts';
+import { API, warmPageCache, withBaseline } from './lib/served.ts';
 
 const USAGE = `Usage: node bench/soak.ts [options]
 
@@ -47,6 +47,8 @@ const IDLE_SECONDS = 10;
 /** Requests drawn for wrk's list (each thread goes round it from its own starting point). */
 const LISTED_REQUESTS = 100_000;
 const WRK_THREADS = 2;
+/** How long wrk's own ceiling is measured. */
+const CEILING_SECONDS = 10;
 /**
  * What clients send as Accept-Encoding, with their shares: browsers and CDNs, clients that know
  * only gzip, and scripts (curl) that ask for nothing.
@@ -142,6 +144,25 @@ interface WrkResult {
   statuses: Record<string, number>;
 }
 
+/** wrk going round the list of requests at `origin`; its result once it ends. */
+function startWrk(origin: string, listFile: string, connections: number, seconds: number): { pid: number; result: Promise<WrkResult> } {
+  const wrk = spawn('wrk', ['-t', String(WRK_THREADS), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', join(REPO, 'bench/lib/soak.lua'), origin, '--', listFile, String(WRK_THREADS)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  wrk.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const result = new Promise<WrkResult>((resolvePromise, reject) =>
+    wrk.once('exit', (code) => {
+      const marker = output.split('\n').find((line) => line.startsWith('SOAK '));
+      if (code !== 0 || marker === undefined) reject(new Error(`wrk failed (exit ${code}):\n${output}`));
+      else resolvePromise(JSON.parse(marker.slice(5)) as WrkResult);
+    }),
+  );
+  return { pid: wrk.pid!, result };
+}
+
+const perSecond = (load: WrkResult): number => (load.requests * 1e6) / load.microseconds;
+
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -180,21 +201,22 @@ async function main(): Promise<number> {
     const listFile = join(CACHE_DIR, `soak-requests-${process.pid}.tsv`);
     const listed = writeRequestList(samples, listFile);
 
-    log(`Loading it with wrk: ${connections} connections, ${seconds} s; memory every ${SAMPLE_SECONDS} s.`);
-    const wrk = spawn('wrk', ['-t', String(WRK_THREADS), '-c', String(connections), '-d', `${seconds}s`, '--timeout', '10s', '-s', join(REPO, 'bench/lib/soak.lua'), ORIGIN, '--', listFile, String(WRK_THREADS)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let wrkOutput = '';
-    wrk.stdout!.setEncoding('utf8').on('data', (chunk: string) => (wrkOutput += chunk));
-    const wrkExited = new Promise<number | null>((done) => wrk.once('exit', (code) => done(code)));
+    // How hard wrk can push with this script, where answering costs next to nothing: the load below
+    // is the server's limit, not the generator's, while the server gets a small share of this.
+    log(`Measuring wrk's own ceiling: ${CEILING_SECONDS} s against a bare node:http server ...`);
+    const hotPage = await fetchRaw(`${ORIGIN}${API}/organizations`, { 'accept-encoding': 'br, gzip' });
+    const ceiling = await withBaseline(hotPage, PORT + 1, (origin) => startWrk(origin, listFile, connections, CEILING_SECONDS).result);
+    log(`  ${perSecond(ceiling).toFixed(0)} req/s`);
 
+    log(`Loading the server with wrk: ${connections} connections, ${seconds} s; memory every ${SAMPLE_SECONDS} s.`);
+    const wrk = startWrk(ORIGIN, listFile, connections, seconds);
     const memory: MemorySample[] = [];
     const loadStarted = performance.now();
-    let previous = { at: loadStarted, requests: requestsAnswered((await fetchRaw(`${ORIGIN}/metrics`)).body.toString()), server: cpuSeconds(server.pid!), wrk: cpuSeconds(wrk.pid!) };
+    let previous = { at: loadStarted, requests: requestsAnswered((await fetchRaw(`${ORIGIN}/metrics`)).body.toString()), server: cpuSeconds(server.pid!), wrk: cpuSeconds(wrk.pid) };
     const sample = async (second: number, underLoad: boolean): Promise<MemorySample> => {
       const rss = residentMemory(server.pid!).rss;
       const text = (await fetchRaw(`${ORIGIN}/metrics`)).body.toString();
-      const now = { at: performance.now(), requests: requestsAnswered(text), server: cpuSeconds(server.pid!), wrk: underLoad ? cpuSeconds(wrk.pid!) : previous.wrk };
+      const now = { at: performance.now(), requests: requestsAnswered(text), server: cpuSeconds(server.pid!), wrk: underLoad ? cpuSeconds(wrk.pid) : previous.wrk };
       const elapsed = (now.at - previous.at) / 1000;
       const result: MemorySample = {
         second,
@@ -217,10 +239,7 @@ async function main(): Promise<number> {
       memory.push(taken);
       log(`  ${String(second).padStart(4)} s  RSS ${(taken.rss / MIB).toFixed(0)} MiB, external ${((taken.external ?? 0) / MIB).toFixed(0)} MiB, log read ${(taken.logBytes / MIB).toFixed(0)} MiB, ${taken.requestsPerSecond!.toFixed(0)} req/s`);
     }
-    const wrkCode = await wrkExited;
-    const marker = wrkOutput.split('\n').find((line) => line.startsWith('SOAK '));
-    if (wrkCode !== 0 || marker === undefined) throw new Error(`wrk failed (exit ${wrkCode}):\n${wrkOutput}`);
-    const load = JSON.parse(marker.slice(5)) as WrkResult;
+    const load = await wrk.result;
     await sleep(IDLE_SECONDS * 1000);
     const idle = await sample(seconds + IDLE_SECONDS, false);
 
@@ -264,6 +283,7 @@ async function main(): Promise<number> {
       encodings: ENCODINGS,
       logBytes,
       load,
+      generatorCeiling: ceiling,
       memory: [...memory, { ...idle, idle: true }],
       cpu: { server: serverCpu, generator: generatorCpu },
       target: { settledSecond: settled.second, settledRss: settled.rss, maxRssAfter: maxLater, growth, maxRss: maxAll, growthTarget: GROWTH_TARGET, rssTargetMiB: RSS_TARGET_MIB, met: flat && under },
@@ -274,10 +294,10 @@ async function main(): Promise<number> {
     const out = [
       `${describeMachine(report.machine)}; commit ${revision.commit?.slice(0, 10) ?? 'unknown'}${revision.dirty ? ' (dirty)' : ''}`,
       `serve ${serveArgs.slice(2).join(' ')} (log read through a pipe: ${(logBytes / MIB).toFixed(0)} MiB)`,
-      `wrk: ${connections} connections, ${seconds} s: ${load.requests.toLocaleString('en-US')} requests, ${((load.requests * 1e6) / load.microseconds).toFixed(0)} req/s, p50 ${load.latencyMs.p50.toFixed(1)} ms, p99 ${load.latencyMs.p99.toFixed(1)} ms; ` +
+      `wrk: ${connections} connections, ${seconds} s: ${load.requests.toLocaleString('en-US')} requests, ${perSecond(load).toFixed(0)} req/s, p50 ${load.latencyMs.p50.toFixed(1)} ms, p99 ${load.latencyMs.p99.toFixed(1)} ms; ` +
         `statuses ${Object.entries(load.statuses).map(([status, count]) => `${status}: ${count.toLocaleString('en-US')}`).join(', ')}; ` +
         `socket errors ${errors}${unexpected.length > 0 ? `; UNEXPECTED STATUSES ${unexpected.map(([status]) => status).join(', ')}` : ''}`,
-      `CPU, share of one core: server ${(serverCpu * 100).toFixed(0)}%, wrk ${(generatorCpu * 100).toFixed(0)}%`,
+      `CPU, share of one core: server ${(serverCpu * 100).toFixed(0)}%, wrk ${(generatorCpu * 100).toFixed(0)}%; wrk's ceiling with this script (a bare node:http server answering): ${perSecond(ceiling).toFixed(0)} req/s`,
       '',
       formatTable(['second', 'RSS MiB', 'heap used', 'heap total', 'external', 'resp. cache', 'log read', 'req/s', 'server CPU', 'wrk CPU'], rows, new Set([0])),
       '',
