@@ -52,8 +52,8 @@ let stdoutLog: ReturnType<typeof pino.destination> | undefined;
 /**
  * Where the log goes: stdout, written synchronously, a batch of lines at a time. pino's default
  * writes asynchronously, one chunk of at most 16 KiB per turn of the event loop, and keeps the rest
- * in memory; under 256 connections a turn takes tens of milliseconds, so the log fell behind the
- * requests without bound (read through a pipe: 18 MiB written in 120 s while 110 MiB more waited in
+ * in memory; under load the turns are long and few, so the log fell behind the requests without
+ * bound (read through a pipe: 18 MiB written in 120 s while 110 MiB more waited in
  * the heap; bench/soak.ts). Written synchronously, the log holds at most one batch, and a reader that
  * stops holds the server back instead of filling its memory; batching spares most of the cost of a
  * write per line. One destination per process, as there is one stdout.
