@@ -10,15 +10,13 @@
  * answered from the store. The NDJSON export is read whole by one client. The server's resident
  * memory is sampled throughout. Prints a table and writes bench/results/http-<time>.json.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fetchRaw, load, waitUntilUp } from './lib/load.ts';
 import type { LoadResult, RawResponse } from './lib/load.ts';
 import { describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, writeResults } from './lib/run.ts';
-import { API, servedSynthetic, servedSyntheticPostgres, startNode, startServer, warmPageCache, warmPostgres } from './lib/served.ts';
+import { API, servedSynthetic, servedSyntheticPostgres, startServer, warmPageCache, warmPostgres, withBaseline } from './lib/served.ts';
 import type { Served } from './lib/served.ts';
 import { SCENARIOS, collectSamples } from './lib/http-scenarios.ts';
 import type { Samples, Scenario, ServerKind } from './lib/http-scenarios.ts';
@@ -75,7 +73,7 @@ async function runScenario(scenario: Scenario, samples: Samples, options: { seco
   await run(ORIGIN, options.warmup);
   const measured = await run(ORIGIN, options.seconds);
   const oneConnection = scenario.target.kind === 'p99' ? await run(ORIGIN, options.seconds, 1) : undefined;
-  const baseline = await withBaseline(recorded, async (origin) => {
+  const baseline = await withBaseline(recorded, BASELINE_PORT, async (origin) => {
     await run(origin, options.warmup);
     return run(origin, options.seconds);
   });
@@ -95,19 +93,6 @@ async function runScenario(scenario: Scenario, samples: Samples, options: { seco
     met: met && measured.errors === 0,
     responseBytes: recorded.body.length,
   };
-}
-
-async function withBaseline<T>(recorded: RawResponse, use: (origin: string) => Promise<T>): Promise<T> {
-  const directory = mkdtempSync(join(tmpdir(), 'hsds-bench-baseline-'));
-  const file = join(directory, 'response.json');
-  writeFileSync(file, JSON.stringify({ status: recorded.status, headers: recorded.headers, body: recorded.body.toString('base64') }));
-  const server = await startNode(['bench/lib/baseline-server.ts', file, String(BASELINE_PORT)], `http://127.0.0.1:${BASELINE_PORT}/`);
-  try {
-    return await use(`http://127.0.0.1:${BASELINE_PORT}`);
-  } finally {
-    await server.stop();
-    rmSync(directory, { recursive: true, force: true });
-  }
 }
 
 /** Reads the whole NDJSON export as fast as one client can, counting lines. */

@@ -4,13 +4,15 @@
  * format, into a data directory under bench/.cache/ or a PostgreSQL database of its own.
  */
 import { spawn } from 'node:child_process';
-import { createReadStream, existsSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import pg from 'pg';
 import { NODE_FLAGS } from '../../bin/node-flags.js';
 import { GENERATION_FORMAT } from '../../src/store/postgres/generation-schema.ts';
 import { SNAPSHOT_FORMAT } from '../../src/store/sqlite-schema.ts';
 import { waitUntilUp } from './load.ts';
+import type { RawResponse } from './load.ts';
 import { CACHE_DIR, log, MIB, REPO, residentMemory, runNode } from './run.ts';
 import { syntheticDataset } from './synthetic.ts';
 
@@ -50,6 +52,23 @@ export async function startNode(args: string[], readyUrl: string): Promise<Serve
     await exited;
   };
   return { pid: child.pid!, rssMax: () => rssMax, stop: end('SIGTERM'), kill: end('SIGKILL'), exited };
+}
+
+/**
+ * Runs `use` while a bare node:http server (baseline-server.ts) on `port` answers every request with
+ * `recorded`: the runtime's ceiling, or a load generator's.
+ */
+export async function withBaseline<T>(recorded: RawResponse, port: number, use: (origin: string) => Promise<T>): Promise<T> {
+  const directory = mkdtempSync(join(tmpdir(), 'hsds-bench-baseline-'));
+  const file = join(directory, 'response.json');
+  writeFileSync(file, JSON.stringify({ status: recorded.status, headers: recorded.headers, body: recorded.body.toString('base64') }));
+  const server = await startNode(['bench/lib/baseline-server.ts', file, String(port)], `http://127.0.0.1:${port}/`);
+  try {
+    return await use(`http://127.0.0.1:${port}`);
+  } finally {
+    await server.stop();
+    rmSync(directory, { recursive: true, force: true });
+  }
 }
 
 /** What the server serves: a data directory, or a PostgreSQL database. */

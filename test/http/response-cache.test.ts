@@ -4,7 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
-import { normalisedTarget } from '../../src/http/plugins/app/response-cache.ts';
+import { normalisedTarget, ResponseCache } from '../../src/http/plugins/app/response-cache.ts';
+import type { ContentCoding } from '../../src/http/encoding.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import type { Store, StoreProvider } from '../../src/store/store.ts';
@@ -121,6 +122,32 @@ describe('response cache', () => {
       await get(app, '/organizations?per_page=1&page=2');
       assert.equal(first.reads(), reads + 1, 'the oldest page was evicted');
     });
+  });
+
+  it('holds no more memory than it counts, whatever buffers its bodies were cut from', async () => {
+    // Bodies as the server makes them: strings of rendered pages turned into Buffers, then compressed.
+    const pages: string[] = [];
+    await withApp(0, async (app) => {
+      for (let page = 1; page <= 40; page++) pages.push((await get(app, `/organizations?per_page=1&page=${page}`)).body);
+    });
+    const maxBytes = 64 * 1024;
+    const cache = new ResponseCache(maxBytes);
+    const codings: ContentCoding[] = ['identity', 'br', 'gzip'];
+    const keys = pages.map((_, index) => `version\norigin\n/organizations?page=${index}`);
+    for (const [index, page] of pages.entries()) {
+      const entry = cache.add(keys[index]!, '2026-01-01T00:00:00Z', 'application/json', Buffer.from(page))!;
+      for (const coding of codings) cache.grew(entry.body(coding).added);
+    }
+    assert.ok(cache.size.bytes <= maxBytes, `${cache.size.bytes} bytes counted`);
+    assert.ok(cache.size.entries < pages.length, 'something was evicted');
+    // The memory behind the bodies kept: each distinct ArrayBuffer once, as the allocator holds it.
+    const held = new Set<ArrayBufferLike>();
+    for (const key of keys) {
+      const entry = cache.get(key);
+      if (entry !== undefined) for (const coding of codings) held.add(entry.body(coding).body.buffer);
+    }
+    const heldBytes = [...held].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    assert.ok(heldBytes <= cache.size.bytes, `${heldBytes} bytes held for ${cache.size.bytes} counted`);
   });
 
   it('serves a new publish at once: older entries are unreachable and then dropped', async () => {
