@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -34,10 +34,11 @@ describe('the default dataset', () => {
   const directory = temporaryDirectory();
   before(async () => {
     const data = directory.path;
-    for (const folder of ['ntee', 'open-eligibility', 'crosswalk']) symlinkSync(join(DEFAULT_DATA_DIR, folder), join(data, folder));
+    // Copies, not links: a source folder's files must be inside it (links out of it are refused).
+    for (const folder of ['ntee', 'open-eligibility', 'crosswalk']) cpSync(join(DEFAULT_DATA_DIR, folder), join(data, folder), { recursive: true });
     mkdirSync(join(data, 'irs-eo-bmf'));
-    symlinkSync(join(DEFAULT_DATA_DIR, 'irs-eo-bmf/bmf_code_values.csv'), join(data, 'irs-eo-bmf/bmf_code_values.csv'));
-    symlinkSync(WYOMING, join(data, 'irs-eo-bmf/eo_wy.csv.gz'));
+    copyFileSync(join(DEFAULT_DATA_DIR, 'irs-eo-bmf/bmf_code_values.csv'), join(data, 'irs-eo-bmf/bmf_code_values.csv'));
+    copyFileSync(WYOMING, join(data, 'irs-eo-bmf/eo_wy.csv.gz'));
     writeFileSync(join(data, 'irs-eo-bmf/eo_zz.csv'), `${HEADER}\n${handMade.join('\n')}\n`);
     const read = await inputFromSources([data]);
     diagnostics = read.diagnostics;
