@@ -4,20 +4,18 @@
  * Prints the figures with ok/MISSED per target and writes bench/results/fairness-<time>.json.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { get } from 'node:http';
 import { parseArgs } from 'node:util';
 import { NODE_FLAGS } from '../bin/node-flags.js';
-import { DEFAULT_DATA_DIR } from '../src/publish/default-dataset.ts';
-import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
 import type { ProbeReport, ProbeTiming } from './lib/fairness-probe.ts';
 import { collectSamples } from './lib/http-scenarios.ts';
 import { fetchRaw } from './lib/load.ts';
 import type { MixedLoadResult } from './lib/mixed-load.ts';
-import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, runMain, runNode, writeResults } from './lib/run.ts';
-import { API, startServer } from './lib/served.ts';
+import { describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, runMain, writeResults } from './lib/run.ts';
+import { API, servedBundled, startServer } from './lib/served.ts';
 
 const USAGE = `Usage: node bench/fairness.ts [options]
 
@@ -63,17 +61,6 @@ interface Target {
   value: string;
   target: string;
   met: boolean;
-}
-
-/** The bundled dataset (data/), published once into bench/.cache/. */
-async function bundledDataDir(): Promise<string> {
-  const dataDir = join(CACHE_DIR, `bundled-format${SNAPSHOT_FORMAT}`);
-  if (existsSync(join(dataDir, 'current'))) return dataDir;
-  log(`Publishing the bundled dataset into ${relative(REPO, dataDir)} ...`);
-  rmSync(dataDir, { recursive: true, force: true });
-  const run = await runNode(['src/cli.ts', 'import', '--data-dir', dataDir, '--progress', 'none', DEFAULT_DATA_DIR]);
-  if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
-  return dataDir;
 }
 
 /** Runs a process to its end and returns its stdout. */
@@ -292,7 +279,7 @@ async function main(): Promise<number> {
   const seconds = parseInteger('seconds', values.seconds, 5, 3600);
   const exports = parseInteger('exports', values.exports, 1, 1000);
   const connections = parseInteger('connections', values.connections, 1, 10_000);
-  const dataDir = values['data-dir'] ?? (await bundledDataDir());
+  const dataDir = values['data-dir'] ?? (await servedBundled());
   const startedAt = new Date();
 
   const results: Record<string, unknown> = {};

@@ -7,17 +7,16 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { NODE_FLAGS } from '../bin/node-flags.js';
-import { SNAPSHOT_FORMAT } from '../src/store/sqlite-schema.ts';
 import { collectSamples, random } from './lib/http-scenarios.ts';
 import type { Samples } from './lib/http-scenarios.ts';
 import { fetchRaw, waitUntilUp } from './lib/load.ts';
 import { mixedWorkload } from './lib/mixed-load.ts';
-import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, runNode, writeResults } from './lib/run.ts';
-import { API, warmPageCache, withBaseline } from './lib/served.ts';
+import { CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, writeResults } from './lib/run.ts';
+import { API, servedBundled, warmPageCache, withBaseline } from './lib/served.ts';
 
 const USAGE = `Usage: node bench/soak.ts [options]
 
@@ -74,17 +73,6 @@ interface MemorySample {
   /** CPU time of the server and of wrk since the previous sample, as a share of one core. */
   serverCpu?: number;
   generatorCpu?: number;
-}
-
-/** The bundled dataset (data/), published once into bench/.cache/. */
-async function bundledDataDir(): Promise<string> {
-  const dataDir = join(CACHE_DIR, `bundled-format${SNAPSHOT_FORMAT}`);
-  if (existsSync(join(dataDir, 'current'))) return dataDir;
-  log(`Publishing the bundled dataset (data/) into ${relative(REPO, dataDir)} ...`);
-  rmSync(dataDir, { recursive: true, force: true });
-  const run = await runNode(['src/cli.ts', 'import', '--data-dir', dataDir, '--progress', 'none', 'data']);
-  if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
-  return dataDir;
 }
 
 /** CPU seconds a process has used (user and system), from /proc. */
@@ -182,7 +170,7 @@ async function main(): Promise<number> {
   const connections = parseInteger('connections', values.connections, 1, 10_000);
   if (spawnSync('wrk', ['--version']).error !== undefined) throw new Error('wrk is not installed: install it (Debian: apt-get install wrk) and run again');
   const startedAt = new Date();
-  const dataDir = values['data-dir'] === undefined ? await bundledDataDir() : resolve(values['data-dir']);
+  const dataDir = values['data-dir'] === undefined ? await servedBundled() : resolve(values['data-dir']);
   if (!existsSync(join(dataDir, 'current'))) throw new Error(`${dataDir} holds no published dataset: publish one with \`npm run import -- --data-dir ${dataDir} <sources>\``);
   await warmPageCache(dataDir);
 

@@ -106,6 +106,17 @@ export async function servedSynthetic(organizations: number, seed: number): Prom
   return dataDir;
 }
 
+/** The bundled dataset (data/), published once into bench/.cache/ per snapshot format. */
+export async function servedBundled(): Promise<string> {
+  const dataDir = join(CACHE_DIR, `bundled-format${SNAPSHOT_FORMAT}`);
+  if (existsSync(join(dataDir, 'current'))) return dataDir;
+  log(`Publishing the bundled dataset (data/) into ${relative(REPO, dataDir)} ...`);
+  rmSync(dataDir, { recursive: true, force: true });
+  const run = await runNode(['src/cli.ts', 'import', '--data-dir', dataDir, '--progress', 'none', 'data']);
+  if (run.exitCode !== 0) throw new Error(`import failed (exit ${run.exitCode ?? run.signal})`);
+  return dataDir;
+}
+
 /** The name of the database that holds a synthetic dataset (by size, seed and formats). */
 export const benchDatabaseName = (organizations: number, seed: number): string => `hsds_bench_${organizations}_${seed}_f${SNAPSHOT_FORMAT}_g${GENERATION_FORMAT}`;
 

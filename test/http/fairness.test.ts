@@ -8,25 +8,17 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppOptions } from '../../src/http/app.ts';
-import type { OrganizationRecord } from '../../src/hsds/records.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import type { StoreProvider } from '../../src/store/store.ts';
-import { fixtureDataset } from '../fixtures/dataset.ts';
+import { bulkOrganizations, fixtureDataset } from '../fixtures/dataset.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';
 import { waitFor } from '../helpers/wait.ts';
 
 const EXPORT = `${API}/organizations?format=ndjson&full=true`;
 
 /** Enough organizations that an export (about 30 MB) outlasts what socket buffers hold. */
-const many: OrganizationRecord[] = Array.from({ length: 6000 }, (_, index) => ({
-  externalId: `BULK-${index}`,
-  status: 'published',
-  name: `Bulk organization ${index}`,
-  description: 'x'.repeat(5000),
-  identifiers: [],
-  tags: [],
-}));
+const many = bulkOrganizations(6000);
 
 /** The client process of the first test: an export read at full speed, and two requests once it has begun. */
 const CLIENT = `

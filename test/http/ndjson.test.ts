@@ -4,11 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
-import type { OrganizationRecord } from '../../src/hsds/records.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import type { StoreProvider } from '../../src/store/store.ts';
-import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
+import { bulkOrganizations, fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory, useTestApp } from '../helpers/app.ts';
 import type { ValidatorName } from '../helpers/hsds-schemas.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
@@ -80,14 +79,7 @@ describe('format=ndjson', () => {
 });
 
 describe('format=ndjson over a real connection', () => {
-  const many: OrganizationRecord[] = Array.from({ length: 3000 }, (_, index) => ({
-    externalId: `BULK-${index}`,
-    status: 'published',
-    name: `Bulk organization ${index}`,
-    description: 'x'.repeat(5000),
-    identifiers: [],
-    tags: [],
-  }));
+  const many = bulkOrganizations(3000);
 
   it('keeps the dataset open until the stream ends, and releases it when a client leaves mid-stream', async () => {
     const directory = temporaryDirectory();
