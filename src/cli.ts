@@ -44,8 +44,9 @@ Run hsds-org-api <command> --help for a command's options.`;
 const commandHelp = (command: Command): string =>
   `Usage: ${COMMANDS[command].usage}\n\n${COMMANDS[command].about}\n\nOptions (flag, environment variable):\n${configHelp(command)}\n  --help`;
 
-// Every line printed, whatever it quotes (a file's ids, a pointer's content), has its control characters escaped.
-const write = (line: string) => process.stderr.write(`${escapeControlCharacters(line)}\n`);
+// What is printed, whatever it quotes (a file's ids, a pointer's content), has its control characters
+// escaped; only the line breaks of our own multi-line texts (help) are kept.
+const write = (text: string) => process.stderr.write(`${text.split('\n').map(escapeControlCharacters).join('\n')}\n`);
 
 /** One line for what the system or the operator can fix; undefined for anything else (a bug keeps its stack). */
 function knownFault(error: unknown): string | undefined {

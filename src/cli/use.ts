@@ -36,8 +36,8 @@ export async function runUse(config: UseConfig, write: (line: string) => void): 
   const name = basename(config.snapshot);
   const given = resolve(config.snapshot);
   const inDirectory = !config.snapshot.includes('/') || dirname(given) === resolve(snapshotsPath(config.dataDir));
-  if (!isSnapshotName(name) || !inDirectory) {
-    const names = publishedSnapshots(config.dataDir);
+  const names = publishedSnapshots(config.dataDir);
+  if (!isSnapshotName(name) || !inDirectory || !names.includes(name)) {
     write(`Error: ${JSON.stringify(config.snapshot)} is not a snapshot of ${snapshotsPath(config.dataDir)}; it holds ${names.length === 0 ? 'none' : names.join(', ')}.`);
     return 1;
   }
