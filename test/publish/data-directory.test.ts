@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { inspectDataDirectory, POINTER_FILE, readPointer, snapshotsPath } from '../../src/store/snapshot-directory.ts';
@@ -103,14 +103,16 @@ describe('a data directory whose pointer names no snapshot', () => {
     const run = await runCommand('import', data.path, [datasetNamed(join(sources.path, 'c'), 'Charlie', 7)]);
     assert.equal(run.code, 0, run.text);
     const live = readPointer(data.path)!;
-    assert.deepEqual(listing(data.path), [newer, `${newer}.sha256`, live, `${live}.sha256`].sort());
+    assert.deepEqual(listing(data.path), [newer, `${newer}.sha256`, live, `${live}.sha256`].sort(), `the oldest, ${older}, removed by this successful publish`);
   });
 
   it('use refuses a name that is not a snapshot there, and lists those that are', () => {
     const run = cli('use', '--data-dir', data.path, '/etc/passwd');
     assert.equal(run.code, 1);
     assert.match(run.stderr, /is not a snapshot of .*; it holds .*\.sqlite/);
-    assert.ok(existsSync(join(snapshotsPath(data.path), older)) === false, 'the oldest was removed by the last successful publish');
+    const missing = cli('use', '--data-dir', data.path, '20200101T000000Z-0000000000000000.sqlite');
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /is not a snapshot of/);
   });
 });
 
