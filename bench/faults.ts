@@ -52,6 +52,8 @@ type Phase = (typeof PHASES)[number];
 const PORT = 19_000 + (process.pid % 1000);
 const ORIGIN = `http://127.0.0.1:${PORT}`;
 const SECOND_EDITION = ' (second edition)';
+/** How long after an import's end a server may take to serve it (it verifies the snapshot's checksum first). */
+const SWITCH_LIMIT_MS = 120_000;
 /** What browsers and CDNs send. */
 const LOAD_ENCODING = 'br, gzip';
 const RSS_GROWTH_TARGET = 0.1;
@@ -169,21 +171,28 @@ async function publishPhase(context: Context): Promise<PhaseReport> {
     let ended = false;
     void imported.exited.then(() => (ended = true));
     let now = before;
-    // Until the new version is served, or the import has failed.
-    while (now.version === before.version && !ended) {
+    // Until the new version is served (the server verifies the new snapshot's checksum first), or the
+    // import has failed, or the server has not switched within SWITCH_LIMIT_MS of the import's end.
+    let endedAt: number | undefined;
+    while (now.version === before.version) {
+      if (ended) endedAt ??= performance.now();
+      const failed = ended && (await imported.exited).code !== 0;
+      if (failed || (endedAt !== undefined && performance.now() - endedAt > SWITCH_LIMIT_MS)) break;
       await sleep(50);
       now = await live();
     }
-    if (now.version === before.version) now = await live();
     switchedAt = performance.now();
     const result = await imported.exited;
+    const switchSeconds = now.version === before.version ? undefined : (switchedAt - (endedAt ?? switchedAt)) / 1000;
+    if (switchSeconds !== undefined) log(`  served ${switchSeconds.toFixed(1)} s after the import ended (the server verifies the new snapshot first)`);
     if (result.code !== 0) log(`  the import failed (exit ${result.code ?? result.signal}): ${result.output.trim().split('\n').slice(-3).join(' | ')}`);
     await sleep(5000);
     load.stop();
     const loadResult = await load.done;
     const met = result.code === 0 && now.version !== before.version && loadResult.errors === 0 && answers.first > 0 && answers.second > 0;
-    const summary = `published in ${result.seconds.toFixed(0)} s under load; ${answers.first + answers.second} answers checked (${answers.first} old, ${answers.second} new), ${etagEditions.size} ETags, ${loadResult.errors} errors`;
-    return { phase: 'publish', met, summary, errors: loadResult.errors, load: loadResult, importSeconds: result.seconds, answers, versions: [before.version, now.version] };
+    const served = switchSeconds === undefined ? 'NOT served' : `served ${switchSeconds.toFixed(1)} s after`;
+    const summary = `published in ${result.seconds.toFixed(0)} s under load, ${served}; ${answers.first + answers.second} answers checked (${answers.first} old, ${answers.second} new), ${etagEditions.size} ETags, ${loadResult.errors} errors`;
+    return { phase: 'publish', met, summary, errors: loadResult.errors, load: loadResult, importSeconds: result.seconds, switchSeconds, answers, versions: [before.version, now.version] };
   } finally {
     await server.stop();
   }

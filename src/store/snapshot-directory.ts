@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, existsSync, fsyncSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 
 /**
@@ -95,11 +95,42 @@ export class DamagedSnapshot extends Error {
 
 export const checksumPath = (snapshot: string): string => `${snapshot}${CHECKSUM_SUFFIX}`;
 
-/** The SHA-256 of a file, read in large chunks (each a short step of the event loop). */
-export async function fileSha256(path: string): Promise<string> {
+/**
+ * Hashes a file in a thread of its own: a server verifying a new snapshot (gigabytes, at 2,000,000
+ * organizations) takes no time from its event loop, however busy, and the verification's pace does
+ * not depend on the requests'. The worker reads 4 MiB at a time and answers the digest or the error's
+ * code.
+ */
+const HASH_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { closeSync, openSync, readSync } = require('node:fs');
+try {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 2 ** 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
+  const descriptor = openSync(workerData, 'r');
+  try {
+    for (let read; (read = readSync(descriptor, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, read));
+  } finally {
+    closeSync(descriptor);
+  }
+  parentPort.postMessage({ digest: hash.digest('hex') });
+} catch (error) {
+  parentPort.postMessage({ code: error.code, message: error.message });
+}
+`;
+
+/** The SHA-256 of a file, as hex. Rejects with an error carrying the file system's `code`. */
+export function fileSha256(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(HASH_WORKER, { eval: true, workerData: path });
+    worker.once('message', (answer: { digest?: string; code?: string; message?: string }) => {
+      if (answer.digest !== undefined) resolve(answer.digest);
+      else reject(Object.assign(new Error(answer.message), { code: answer.code }));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the hashing thread exited (${code})`)));
+  });
 }
 
 /**
