@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
-import { HEALTH_PATHS } from '../../routes/health.ts';
-import { METRICS_PATH } from '../external/metrics.ts';
+import { isOperationalTarget } from '../../routes/health.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -75,10 +74,9 @@ export class Turns {
 export default fp<{ budgetMs: number }>(
   async (app, { budgetMs }) => {
     const turns = new Turns(budgetMs);
-    const exempt = new Set([...HEALTH_PATHS, METRICS_PATH]);
     app.decorate('turns', turns);
     app.addHook('onRequest', (request, _reply, done) => {
-      const wait = exempt.has(request.url.split('?')[0]!) ? undefined : turns.take();
+      const wait = isOperationalTarget(request.url) ? undefined : turns.take();
       if (wait === undefined) done();
       else void wait.then(() => done());
     });

@@ -1,8 +1,7 @@
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
 import { ServiceBusy } from '../../problem.ts';
-import { HEALTH_PATHS } from '../../routes/health.ts';
-import { METRICS_PATH } from './metrics.ts';
+import { isOperationalTarget } from '../../routes/health.ts';
 
 /** How often the delay is measured, by default (under-pressure's own default). */
 const SAMPLE_INTERVAL_MS = 1000;
@@ -24,13 +23,12 @@ export interface LoadSheddingOptions {
 export default fp<LoadSheddingOptions>(
   async (app, { maxEventLoopDelayMs, sampleIntervalMs = SAMPLE_INTERVAL_MS }) => {
     if (maxEventLoopDelayMs <= 0) return;
-    const neverShed = new Set([...HEALTH_PATHS, METRICS_PATH]);
     await app.register(underPressure, {
       maxEventLoopDelay: maxEventLoopDelayMs,
       sampleInterval: sampleIntervalMs,
       // A resolved promise lets the request through; a rejected one is answered by the error handler.
       pressureHandler: async (request) => {
-        if (neverShed.has(request.url.split('?')[0]!)) return;
+        if (isOperationalTarget(request.url)) return;
         throw new ServiceBusy(`The server is overloaded and sheds requests until it catches up. Try again in ${SHED_RETRY_AFTER_SECONDS} s.`, SHED_RETRY_AFTER_SECONDS);
       },
     });

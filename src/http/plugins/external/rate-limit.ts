@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
-import { HEALTH_PATHS } from '../../routes/health.ts';
-import { METRICS_PATH } from './metrics.ts';
+import { isOperationalTarget } from '../../routes/health.ts';
 
 /** A client's error: Fastify's error handler turns it into a 429 problem (see problems.ts). */
 class TooManyRequests extends Error {
@@ -15,14 +14,13 @@ class TooManyRequests extends Error {
  */
 export default fp<{ perMinute: number }>(
   async (app, { perMinute }) => {
-    const unlimited = new Set([...HEALTH_PATHS, METRICS_PATH]);
     await app.register(rateLimit, {
       max: perMinute,
       timeWindow: 60_000,
       // Not per route: a route's own hooks run after the app's, so the response cache would answer
       // first and its hits would never be counted. One app-wide hook, here, counts every request.
       global: false,
-      allowList: (request) => unlimited.has(request.url.split('?')[0]!),
+      allowList: (request) => isOperationalTarget(request.url),
       errorResponseBuilder: (_request, context) =>
         new TooManyRequests(`This client sent more than ${context.max} requests in a minute. Try again in ${context.after}.`),
     });
