@@ -1,58 +1,75 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 /**
- * Validators built from the official HSDS 3.0 JSON schemas and OpenAPI file (vendor/hsds-3.0).
- * Schemas get the URLs the OpenAPI file uses for them, so its remote $refs resolve locally.
+ * Validators built from the official HSDS JSON schemas and OpenAPI files of both versions this API
+ * stays valid against: 3.0 (vendor/hsds-3.0) and 3.2.3 (vendor/hsds-3.2.3). Schemas are registered
+ * under the URLs each OpenAPI file uses for them, so its remote $refs resolve locally.
  */
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const VENDOR = new URL('../../vendor/hsds-3.0/schema/', import.meta.url);
-const UPSTREAM = 'https://raw.githubusercontent.com/openreferral/specification/3.0/schema/';
 
 const readJson = (url: URL): any => JSON.parse(readFileSync(url, 'utf8'));
 
-const ajv = new Ajv({ strict: false, allErrors: true });
-addFormats(ajv);
-for (const file of readdirSync(VENDOR).filter((name) => name.endsWith('.json') && name !== 'openapi.json')) {
-  ajv.addSchema(readJson(new URL(file, VENDOR)), `${UPSTREAM}${file}`);
-}
-ajv.addSchema(readJson(new URL('compiled/organization_list.json', VENDOR)), `${UPSTREAM}compiled/organization_list.json`);
+/** The envelope fields this API promises on every page (HSDS itself requires fewer). */
+const ENVELOPE = ['total_items', 'total_pages', 'page_number', 'size', 'first_page', 'last_page', 'empty', 'contents'];
 
-const openapi = readJson(new URL('openapi.json', VENDOR));
-const PAGE = openapi.components.schemas.Page;
-
-function responseSchema(path: string): any {
-  return structuredClone(openapi.paths[path].get.responses['200'].content['application/json'].schema);
+interface Version {
+  name: string;
+  ajv: Ajv;
+  validators: Record<ValidatorName, ValidateFunction>;
 }
 
-/** A list response: the OpenAPI `allOf: Page` with our items, plus the envelope fields this API promises. */
-function listValidator(path: string): ValidateFunction {
-  const schema = responseSchema(path);
-  schema.allOf = [PAGE];
-  schema.required = ['total_items', 'total_pages', 'page_number', 'size', 'first_page', 'last_page', 'empty', 'contents'];
-  return ajv.compile(schema);
+function loadVersion(name: string, folder: string, upstream: string, ajv: Ajv): Version {
+  addFormats(ajv);
+  const vendor = new URL(`../../vendor/${folder}/schema/`, import.meta.url);
+  const files = [...readdirSync(vendor).filter((file) => file.endsWith('.json') && file !== 'openapi.json'), 'compiled/organization_list.json'];
+  for (const file of files) {
+    const schema = readJson(new URL(file, vendor));
+    // 3.2.3's url.json carries an `$id` of its own branch; its relative $refs must resolve here.
+    delete schema.$id;
+    ajv.addSchema(schema, `${upstream}${file}`);
+  }
+  const openapi = readJson(new URL('openapi.json', vendor));
+  const page = openapi.components.schemas.Page;
+  // Local `#/components/...` refs cannot resolve outside the OpenAPI document: put the Page schema in place.
+  const inlinePage = (schema: any): any => JSON.parse(JSON.stringify(schema).replaceAll('{"$ref":"#/components/schemas/Page"}', JSON.stringify(page)));
+  const responseSchema = (path: string): any => inlinePage(openapi.paths[path].get.responses['200'].content['application/json'].schema);
+  const list = (path: string) => ajv.compile({ allOf: [responseSchema(path), { required: ENVELOPE }] });
+  return {
+    name,
+    ajv,
+    validators: {
+      root: ajv.compile(responseSchema('/')),
+      organizationList: list('/organizations'),
+      taxonomyList: list('/taxonomies'),
+      taxonomyTermList: list('/taxonomy_terms'),
+      // The OpenAPI files point at compiled/organization.json (3.4 MB, nesting services; not vendored): the modular schema has every organization field.
+      organization: ajv.getSchema(`${upstream}organization.json`)!,
+      taxonomy: ajv.getSchema(`${upstream}taxonomy.json`)!,
+      taxonomyTerm: ajv.getSchema(`${upstream}taxonomy_term.json`)!,
+    },
+  };
 }
 
-export const validators = {
-  root: ajv.compile(responseSchema('/')),
-  organizationList: listValidator('/organizations'),
-  taxonomyList: listValidator('/taxonomies'),
-  taxonomyTermList: listValidator('/taxonomy_terms'),
-  // The OpenAPI file points at compiled/organization.json (3.4 MB, not vendored); the modular schema is the same.
-  organization: ajv.getSchema(`${UPSTREAM}organization.json`)!,
-  taxonomy: ajv.getSchema(`${UPSTREAM}taxonomy.json`)!,
-  taxonomyTerm: ajv.getSchema(`${UPSTREAM}taxonomy_term.json`)!,
-};
+export type ValidatorName = 'root' | 'organizationList' | 'taxonomyList' | 'taxonomyTermList' | 'organization' | 'taxonomy' | 'taxonomyTerm';
 
-export type ValidatorName = keyof typeof validators;
+export const HSDS_VERSIONS: Version[] = [
+  loadVersion('3.0', 'hsds-3.0', 'https://raw.githubusercontent.com/openreferral/specification/3.0/schema/', new Ajv({ strict: false, allErrors: true })),
+  loadVersion('3.2.3', 'hsds-3.2.3', 'https://raw.githubusercontent.com/openreferral/specification/3.2/schema/', new Ajv2020({ strict: false, allErrors: true })),
+];
 
-/** Throws with the schema errors when `body` does not validate. */
+/** Throws with the schema errors when `body` does not validate against HSDS 3.0 and HSDS 3.2.3. */
 export function assertHsds(name: ValidatorName, body: unknown): void {
-  const validate = validators[name];
+  for (const version of HSDS_VERSIONS) assertHsdsVersion(version, name, body);
+}
+
+export function assertHsdsVersion(version: Version, name: ValidatorName, body: unknown): void {
+  const validate = version.validators[name];
   if (!validate(body)) {
-    throw new Error(`${name} does not validate against HSDS 3.0: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+    throw new Error(`${name} does not validate against HSDS ${version.name}: ${version.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
   }
 }
