@@ -6,6 +6,7 @@ import type { PostgresSettings } from './store/postgres/connection.ts';
 import type { PostgresTarget } from './publish/publish-postgres.ts';
 import { isProxyAddress, NAMED_RANGES } from './http/trust-proxy.ts';
 import type { TrustProxy } from './http/trust-proxy.ts';
+import type { RootDetails } from './http/schemas.ts';
 
 /**
  * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
@@ -76,6 +77,28 @@ export const CONFIG_OPTIONS = {
     commands: ['serve'],
   },
   'metrics-host': { env: 'METRICS_HOST', default: '127.0.0.1', help: 'interface of the metrics port: loopback or a private one', commands: ['serve'] },
+  description: {
+    env: 'API_DESCRIPTION',
+    default: '',
+    help: 'the root object\'s description: what this feed is, in a sentence or two',
+    commands: ['serve'],
+  },
+  'data-guide': { env: 'DATA_GUIDE', default: '', help: 'URL of a page explaining this dataset to people (the root\'s data_guide)', commands: ['serve'] },
+  'publisher-name': { env: 'PUBLISHER_NAME', default: '', help: 'who publishes this feed (the root\'s publisher.name)', commands: ['serve'] },
+  'publisher-identifier': {
+    env: 'PUBLISHER_IDENTIFIER',
+    default: '',
+    help: 'the publisher\'s org-id.guide identifier, e.g. US-EIN-530196605',
+    commands: ['serve'],
+  },
+  'publisher-email': { env: 'PUBLISHER_EMAIL', default: '', help: 'where to send feedback about the data', commands: ['serve'] },
+  'publisher-website': { env: 'PUBLISHER_WEBSITE', default: '', help: 'URL where feedback about the data can be given', commands: ['serve'] },
+  'publisher-additional-websites': {
+    env: 'PUBLISHER_ADDITIONAL_WEBSITES',
+    default: '',
+    help: 'more URLs to reach the publisher, comma-separated',
+    commands: ['serve'],
+  },
   'log-level': {
     env: 'LOG_LEVEL',
     default: 'info',
@@ -161,6 +184,8 @@ export interface ServeConfig {
   maxEventLoopDelayMs: number;
   /** How long responses under way may take to finish once a shutdown begins. */
   shutdownTimeoutMs: number;
+  /** What the root object says about this feed beyond HSDS's required fields; only what the operator set. */
+  rootDetails: RootDetails;
 }
 
 export interface ImportConfig {
@@ -217,6 +242,54 @@ function parseTrustProxy(value: string): TrustProxy {
     throw new ConfigError(`trust proxy must be a number of proxies or a comma-separated list of IP addresses, CIDR ranges or ${NAMED_RANGES.join(', ')}; "${wrong}" is none of these`);
   }
   return entries;
+}
+
+/** An absolute http(s) URL, as given. */
+function parseWebUrl(name: string, value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(`${name} must be an absolute http(s) URL, got "${value}"`);
+  return value;
+}
+
+// org-id.guide: a list code (a country or XI/XM, then the list's own code), then the identifier in that list.
+const ORG_ID = /^[A-Z]{2}-[A-Z0-9]+-\S+$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const CONTROL = /[\p{Cc}]/u;
+
+function parseRootDetails(setting: (name: OptionName) => string): RootDetails {
+  const given = (name: OptionName): string | undefined => setting(name).trim() || undefined;
+  const description = given('description');
+  if (description !== undefined && CONTROL.test(description)) throw new ConfigError('description must be plain text on one line');
+  const identifier = given('publisher-identifier');
+  if (identifier !== undefined && !ORG_ID.test(identifier)) {
+    throw new ConfigError(`publisher identifier must be an org-id.guide identifier: the list code, a dash, the identifier (e.g. US-EIN-530196605); got "${identifier}"`);
+  }
+  const email = given('publisher-email');
+  if (email !== undefined && !EMAIL.test(email)) throw new ConfigError(`publisher email must be an email address, got "${email}"`);
+  const websites = setting('publisher-additional-websites')
+    .split(',')
+    .map((website) => website.trim())
+    .filter((website) => website !== '')
+    .map((website) => parseWebUrl('each publisher additional website', website));
+  const dataGuide = given('data-guide');
+  const website = given('publisher-website');
+  const publisher = {
+    ...(given('publisher-name') === undefined ? {} : { name: given('publisher-name')! }),
+    ...(identifier === undefined ? {} : { identifier }),
+    ...(email === undefined ? {} : { email }),
+    ...(website === undefined ? {} : { website: parseWebUrl('publisher website', website) }),
+    ...(websites.length === 0 ? {} : { additional_websites: websites }),
+  };
+  return {
+    ...(description === undefined ? {} : { description }),
+    ...(dataGuide === undefined ? {} : { data_guide: parseWebUrl('data guide', dataGuide) }),
+    ...(Object.keys(publisher).length === 0 ? {} : { publisher }),
+  };
 }
 
 function parseMetrics(port: string, host: string): ServeConfig['metrics'] {
@@ -313,6 +386,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     maxExports: parseInteger('max exports', setting('max-exports'), 1, 10_000),
     maxEventLoopDelayMs: parseInteger('max event loop delay', setting('max-event-loop-delay'), 0, 60_000, ' number of milliseconds'),
     shutdownTimeoutMs: parseInteger('shutdown timeout', setting('shutdown-timeout'), 1, 3600, ' number of seconds') * 1000,
+    rootDetails: parseRootDetails(setting),
   };
 }
 
@@ -343,10 +417,10 @@ export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = proce
 }
 
 export function configHelp(command: Command): string {
-  return optionsOf(command)
-    .map(([name, option]) => {
-      const flag = option.flag ? `--${name}` : `--${name} <value>`;
-      return `  ${flag.padEnd(26)} ${option.env.padEnd(16)} ${option.help} (default: ${option.default || 'unset'})`;
-    })
+  const options = optionsOf(command).map(([name, option]) => ({ flag: option.flag ? `--${name}` : `--${name} <value>`, option }));
+  const flagWidth = Math.max(...options.map(({ flag }) => flag.length));
+  const envWidth = Math.max(...options.map(({ option }) => option.env.length));
+  return options
+    .map(({ flag, option }) => `  ${flag.padEnd(flagWidth)} ${option.env.padEnd(envWidth)} ${option.help} (default: ${option.default || 'unset'})`)
     .join('\n');
 }

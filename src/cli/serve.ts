@@ -98,6 +98,7 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
     rateLimitPerMinute: config.rateLimitPerMinute,
     maxExports: config.maxExports,
     loadShedding: { maxEventLoopDelayMs: config.maxEventLoopDelayMs },
+    rootDetails: config.rootDetails,
   });
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
   const onTimeout = () => app.log.error(`responses still under way after ${config.shutdownTimeoutMs / 1000} s: exiting without them`);

@@ -2,7 +2,6 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { documentSchemas } from '../hsds/schemas.ts';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
 import httpCaching, { notModified } from './plugins/app/http-caching.ts';
@@ -23,10 +22,13 @@ import rateLimit from './plugins/external/rate-limit.ts';
 import loadShedding from './plugins/external/load-shedding.ts';
 import healthRoutes from './routes/health.ts';
 import metaRoutes from './routes/meta.ts';
+import profileRoutes from './routes/profile.ts';
+import servicesRoutes from './routes/services.ts';
 import organizationRoutes from './routes/organizations.ts';
 import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
-import { Problem } from './schemas.ts';
+import { Page, Problem } from './schemas.ts';
+import type { RootDetails } from './schemas.ts';
 import type { StoreProvider } from '../store/store.ts';
 import { fastifyTrustProxy } from './trust-proxy.ts';
 import type { TrustProxy } from './trust-proxy.ts';
@@ -52,6 +54,8 @@ export interface AppOptions {
   idleTimeoutMs?: number;
   /** Exports (streamed lists) under way at once; more are answered 503. */
   maxExports?: number;
+  /** What the root object says about the feed beyond HSDS's required fields (description, publisher...). */
+  rootDetails?: RootDetails;
   /** When requests are shed; unset: never (serve sets it, see --max-event-loop-delay). */
   loadShedding?: LoadSheddingOptions;
 }
@@ -106,10 +110,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  for (const schema of [...documentSchemas, Problem]) app.addSchema(schema);
-  // Route schemas document requests (for OpenAPI); query.ts reads and checks every parameter itself,
-  // so each 400 can name the parameter and say what it accepts. Path ids are looked up as given.
+  for (const schema of [Page, Problem]) app.addSchema(schema);
+  // Route schemas document requests and responses (for OpenAPI); query.ts reads and checks every
+  // parameter itself, so each 400 can name the parameter and say what it accepts. Path ids are looked
+  // up as given. Responses are JSON rendered at publish time; documents made per request are few and
+  // small, so no serializer is generated from the schemas (they name the profile's compiled schemas
+  // by URL, which the generator could not resolve).
   app.setValidatorCompiler(() => () => true);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.decorateRequest('parameters', null as unknown as Record<string, unknown>);
   // First: every response, even a framework error, carries its request id and nosniff.
   await app.register(responseHeaders);
@@ -142,7 +150,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(
     async (api) => {
-      await api.register(metaRoutes);
+      await api.register(metaRoutes, { rootDetails: options.rootDetails ?? {} });
+      await api.register(profileRoutes);
+      await api.register(servicesRoutes);
       await api.register(organizationRoutes);
       await api.register(taxonomyRoutes);
       await api.register(taxonomyTermRoutes);

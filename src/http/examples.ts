@@ -1,6 +1,7 @@
 import { renderOrganization, renderServedTerm, renderTaxonomy, renderTerm, withLastModified } from '../hsds/render.ts';
 import type { OrganizationRecord } from '../hsds/records.ts';
 import { NTEE_TAXONOMY } from '../publish/sources/ntee.ts';
+import { HSDS_VERSION } from '../hsds/profile.ts';
 
 /**
  * Examples for the OpenAPI document, made by the same rendering as the served documents, so they
@@ -83,9 +84,11 @@ export const problemExamples = {
 };
 
 export const rootExample = {
-  version: '3.0',
+  version: HSDS_VERSION,
   profile: `${EXAMPLE_ORIGIN}/profile`,
   openapi_url: `${EXAMPLE_ORIGIN}/openapi.json`,
+  description: 'Nonprofit organizations of the United States, from the IRS, classified by NTEE and Open Eligibility.',
+  publisher: { name: 'Example Community Data', identifier: 'US-EIN-990000002', email: 'data@example.org', website: 'https://example.org/data' },
   dataset: { version: '032ae266ba64c02d', published_at: PUBLISHED_AT, organizations: 326224, taxonomies: 3, taxonomy_terms: 1066 },
   links: {
     self: EXAMPLE_ORIGIN,
@@ -93,5 +96,7 @@ export const rootExample = {
     taxonomies: `${EXAMPLE_ORIGIN}/taxonomies`,
     taxonomy_terms: `${EXAMPLE_ORIGIN}/taxonomy_terms`,
     openapi: `${EXAMPLE_ORIGIN}/openapi.json`,
+    profile: `${EXAMPLE_ORIGIN}/profile`,
+    docs: `${EXAMPLE_ORIGIN}/docs`,
   },
 };

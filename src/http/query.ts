@@ -143,6 +143,13 @@ export const instantParameter = (description: string): QueryParameter<string> =>
 
 export type QueryParameters = Record<string, QueryParameter>;
 
+/** A parameter HSDS does not define for the operation: marked so in the OpenAPI document. */
+export function profileExtension<T>(parameter: QueryParameter<T>): QueryParameter<T> {
+  // Every property, TypeBox's hidden ones included (they say the parameter is optional).
+  const schema = Object.defineProperties({}, Object.getOwnPropertyDescriptors(parameter.schema)) as TSchema;
+  return { ...parameter, schema: Object.assign(schema, { 'x-profile-extension': true }) };
+}
+
 /** The querystring schema of a route taking these parameters. */
 export const querySchema = (parameters: QueryParameters) =>
   Type.Object(Object.fromEntries(Object.entries(parameters).map(([name, parameter]) => [name, parameter.schema])));

@@ -1,7 +1,17 @@
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
+import { officialFile } from '../hsds/profile.ts';
+import { SERVER_PLACEHOLDER } from './plugins/external/openapi.ts';
 
 /** Schemas of the HTTP layer: query parameters, the list envelope, problem bodies, the root object. */
+
+/**
+ * The tags of HSDS 3.2's codelist api-endpoint-requirement, which the official OpenAPI file puts on
+ * every operation: only `/`, `/services` and `/services/{id}` are required; the validator Open
+ * Referral recommends treats a failing optional endpoint as a warning.
+ */
+export const HSDS_REQUIRED = ['required'];
+export const HSDS_OPTIONAL = ['optional'];
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;
@@ -32,30 +42,63 @@ const Links = Type.Object(
     prev: Type.Optional(Type.String({ format: 'uri' })),
     next: Type.Optional(Type.String({ format: 'uri' })),
   },
-  { description: 'Absolute URLs that keep the other query parameters of the request.' },
+  { description: 'Profile addition: absolute URLs of this page and the others, keeping the other query parameters of the request.', 'x-profile-extension': true },
 );
 
-/** The HSDS page envelope around items of the `item` schema. */
+/** HSDS 3.2.3's page envelope (`#/components/schemas/Page`), as the official OpenAPI file has it. */
+export const Page = { $id: 'Page', ...officialFile('openapi.json').components.schemas.Page };
+
+/** Where the compiled profile schemas are served, as the OpenAPI document names them (see profile.ts). */
+export const PROFILE_SCHEMA_BASE = `${SERVER_PLACEHOLDER}/profile/schema/`;
+
+/** A reference to a compiled profile schema, e.g. `organization.json`. */
+export const profileSchema = (file: string, options: { description?: string } = {}): TSchema => Type.Unsafe({ $ref: `${PROFILE_SCHEMA_BASE}${file}`, ...options });
+
+/**
+ * A page of `item`s in HSDS 3.2.3's form (`allOf` the Page and its `contents`), with every envelope
+ * field this API always sends required, and `links`.
+ */
 export const pageOf = (item: TSchema): TSchema =>
-  Type.Object(
-    {
-      total_items: Type.Integer({ description: 'Items in the whole list.' }),
-      total_pages: Type.Integer({ description: 'Pages in the whole list; at least 1.' }),
-      page_number: Type.Integer(),
-      size: Type.Integer({ description: 'Items on this page.' }),
-      first_page: Type.Boolean(),
-      last_page: Type.Boolean(),
-      empty: Type.Boolean({ description: 'True when this page has no items.' }),
-      contents: Type.Array(item),
-      links: Links,
-    },
-    { description: 'One page of the list, in the HSDS envelope, with links to other pages.' },
-  );
+  Type.Unsafe({
+    description: 'One page of the list, in the HSDS envelope, with links to other pages.',
+    allOf: [
+      Type.Ref('Page'),
+      {
+        type: 'object',
+        properties: { contents: Type.Array(item), links: Links },
+        // HSDS requires `empty` and `contents`; this API always sends the whole envelope.
+        required: ['contents', 'links', 'total_items', 'total_pages', 'page_number', 'size', 'first_page', 'last_page', 'empty'],
+      },
+    ],
+  });
+
+/** What the operator says about this feed in the root object (HSDS 3.2's optional root fields). */
+export interface RootDetails {
+  description?: string;
+  data_guide?: string;
+  publisher?: { name?: string; identifier?: string; email?: string; website?: string; additional_websites?: string[] };
+}
+
+const extension = { 'x-profile-extension': true };
 
 export const Root = Type.Object({
-  version: Type.String({ description: 'The HSDS version this profile targets.' }),
-  profile: Type.String({ format: 'uri', description: 'This API\'s profile document.' }),
-  openapi_url: Type.String({ format: 'uri', description: 'This API\'s OpenAPI document.' }),
+  version: Type.String({ description: 'The HSDS version this API implements a profile of.' }),
+  profile: Type.String({ format: 'uri', description: 'This API\'s HSDS profile: a page for people, JSON for programs, with its merge patches and compiled schemas.' }),
+  openapi_url: Type.String({ format: 'uri', description: 'This API\'s OpenAPI document: the HSDS 3.2.3 one with the profile\'s patch applied.' }),
+  description: Type.Optional(Type.String({ description: 'What this feed is, as its operator says (absent when not set).' })),
+  data_guide: Type.Optional(Type.String({ format: 'uri', description: 'A page explaining this dataset to people (absent when not set).' })),
+  publisher: Type.Optional(
+    Type.Object(
+      {
+        name: Type.Optional(Type.String()),
+        identifier: Type.Optional(Type.String({ description: 'An org-id.guide identifier, e.g. `US-EIN-530196605`.' })),
+        email: Type.Optional(Type.String({ format: 'email' })),
+        website: Type.Optional(Type.String({ format: 'uri' })),
+        additional_websites: Type.Optional(Type.Array(Type.String({ format: 'uri' }))),
+      },
+      { description: 'Who publishes this feed, as its operator says (absent when not set).' },
+    ),
+  ),
   dataset: Type.Object(
     {
       version: Type.String({ description: 'Content hash of everything served; changes exactly when the data does.' }),
@@ -64,15 +107,20 @@ export const Root = Type.Object({
       taxonomies: Type.Integer(),
       taxonomy_terms: Type.Integer(),
     },
-    { description: 'The dataset version being served.' },
+    { description: 'Profile addition: the dataset version being served.', ...extension },
   ),
-  links: Type.Object({
-    self: Type.String({ format: 'uri' }),
-    organizations: Type.String({ format: 'uri' }),
-    taxonomies: Type.String({ format: 'uri' }),
-    taxonomy_terms: Type.String({ format: 'uri' }),
-    openapi: Type.String({ format: 'uri' }),
-  }),
+  links: Type.Object(
+    {
+      self: Type.String({ format: 'uri' }),
+      organizations: Type.String({ format: 'uri' }),
+      taxonomies: Type.String({ format: 'uri' }),
+      taxonomy_terms: Type.String({ format: 'uri' }),
+      openapi: Type.String({ format: 'uri' }),
+      profile: Type.String({ format: 'uri' }),
+      docs: Type.String({ format: 'uri' }),
+    },
+    { description: 'Profile addition: where to go from here.', ...extension },
+  ),
 });
 
 export const IdParams = (example: string) => Type.Object({ id: Type.String({ description: 'The HSDS id (a UUID).', examples: [example] }) });

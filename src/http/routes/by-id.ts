@@ -1,20 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
+import type { TSchema } from 'typebox';
 import { notFound } from '../plugins/app/problems.ts';
 import { canonicalUuid, sendJson } from '../reply.ts';
 import { problemExamples } from '../examples.ts';
-import { IdParams, problemResponse } from '../schemas.ts';
+import { HSDS_OPTIONAL, IdParams, problemResponse } from '../schemas.ts';
 import type { Store } from '../../store/store.ts';
 
 type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 export interface ByIdRoute {
   url: string;
-  tags: string[];
   operationId: string;
   summary: string;
-  /** `$id` of the response document schema, and an example document. */
-  schemaId: string;
+  /** The response document's schema, and an example document. */
+  schema: TSchema;
   example: { id: string };
   /** What is looked up, for the 404 wording, e.g. "published organization". */
   noun: string;
@@ -32,12 +32,12 @@ export function getById(app: TypeboxApp, route: ByIdRoute): void {
     route.url,
     {
       schema: {
-        tags: route.tags,
+        tags: HSDS_OPTIONAL,
         operationId: route.operationId,
         summary: route.summary,
         params: IdParams(route.example.id),
         response: {
-          200: { description: `The ${route.noun}.`, content: { 'application/json': { schema: Type.Ref(route.schemaId), example: route.example } } },
+          200: { description: `The ${route.noun}.`, content: { 'application/json': { schema: route.schema, example: route.example } } },
           ...(route.findIdByNativeId === undefined
             ? {}
             : {

@@ -5,14 +5,16 @@ import { choiceParameter, querySchema, readQuery } from '../query.ts';
 import type { QueryParameters } from '../query.ts';
 import { pageExample, problemExamples } from '../examples.ts';
 import { sendJson } from '../reply.ts';
-import { pageOf, problemResponse } from '../schemas.ts';
+import { HSDS_OPTIONAL, pageOf, problemResponse } from '../schemas.ts';
 import type { Batches, Page, PositionRange, Store } from '../../store/store.ts';
 
 type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
-const FORMAT = {
+/** The parameters every list takes: paging and `format`. */
+export const LIST_PARAMETERS = {
+  ...PAGING_PARAMETERS,
   format: choiceParameter(
     ['json', 'ndjson'],
     'json',
@@ -22,7 +24,6 @@ const FORMAT = {
 
 export interface ListRoute<Filter> {
   url: string;
-  tags: string[];
   operationId: string;
   summary: string;
   description: string;
@@ -42,29 +43,29 @@ export interface ListRoute<Filter> {
   all: (store: Store, filter: Filter, parameters: Record<string, unknown>) => Batches;
 }
 
-const EMPTY: Page = { total: 0, items: [] };
+export const EMPTY: Page = { total: 0, items: [] };
 
-async function* noItems(): Batches {}
+export async function* noItems(): Batches {}
 
-async function* ndjsonLines(batches: Batches): AsyncGenerator<string> {
+export async function* ndjsonLines(batches: Batches): AsyncGenerator<string> {
   for await (const batch of batches) yield `${batch.join('\n')}\n`;
 }
 
 /** A list route: paging and `format`, plus the route's filters; the HSDS envelope, or NDJSON. */
 export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void {
-  const parameters = { ...PAGING_PARAMETERS, ...FORMAT, ...route.parameters };
+  const parameters = { ...LIST_PARAMETERS, ...route.parameters };
   app.get(
     route.url,
     {
       schema: {
-        tags: route.tags,
+        tags: HSDS_OPTIONAL,
         operationId: route.operationId,
         summary: route.summary,
         description: route.description,
         querystring: querySchema(parameters),
         response: {
           200: {
-            description: `A page of ${route.tags[0]} (\`format=json\`, the default), or all of them (\`format=ndjson\`).`,
+            description: `A page of ${route.url.slice(1)} (\`format=json\`, the default), or all of them (\`format=ndjson\`).`,
             content: {
               'application/json': { schema: pageOf(route.item), example: pageExample(route.url, [route.example]) },
               'application/x-ndjson': { schema: route.item, example: route.example },

@@ -1,24 +1,21 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { SERVER_PLACEHOLDER } from '../plugins/external/openapi.ts';
+import { HSDS_VERSION } from '../../hsds/profile.ts';
 import { rootExample } from '../examples.ts';
 import { sendJson } from '../reply.ts';
-import packageJson from '../../../package.json' with { type: 'json' };
-import { Root } from '../schemas.ts';
+import { HSDS_OPTIONAL, HSDS_REQUIRED, Root } from '../schemas.ts';
+import type { RootDetails } from '../schemas.ts';
+import { servedProfile } from './profile.ts';
 
-/** The version of HSDS this profile targets (the root object's `version`). */
-const HSDS_VERSION = '3.0';
+export interface MetaOptions {
+  rootDetails: RootDetails;
+}
 
-const packageVersion = packageJson.version;
-
-const PROFILE_DOCUMENT = readFileSync(new URL('../../../docs/profile.md', import.meta.url), 'utf8');
-
-const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
+const metaRoutes: FastifyPluginAsyncTypebox<MetaOptions> = async (app, options) => {
   app.get(
     '/',
     {
       schema: {
-        tags: ['meta'],
+        tags: HSDS_REQUIRED,
         operationId: 'getAPIMetaInformation',
         summary: 'About this API and its relation to HSDS',
         response: { 200: { description: 'About this API, and the dataset version being served.', content: { 'application/json': { schema: Root, example: rootExample } } } },
@@ -26,13 +23,17 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const openapi = request.apiUrl('/openapi.json');
+      const profile = request.apiUrl('/profile');
       const dataset = await request.store.info();
       return sendJson(
         reply,
         JSON.stringify({
+          // "3.2.3" names the HSDS release; the validator Open Referral recommends cannot read it as a
+          // number (only "3.0", "3.2"... are UK profile versions), so it follows openapi_url.
           version: HSDS_VERSION,
-          profile: request.apiUrl('/profile'),
+          profile,
           openapi_url: openapi,
+          ...options.rootDetails,
           dataset: {
             version: dataset.version,
             published_at: dataset.publishedAt,
@@ -46,6 +47,8 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
             taxonomies: request.apiUrl('/taxonomies'),
             taxonomy_terms: request.apiUrl('/taxonomy_terms'),
             openapi,
+            profile,
+            docs: request.apiUrl('/docs'),
           },
         }),
       );
@@ -53,40 +56,23 @@ const metaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
-    '/profile',
+    '/openapi.json',
     {
       schema: {
-        tags: ['meta'],
-        operationId: 'getProfile',
-        summary: 'The profile document: what this API includes and excludes of HSDS, and its rules',
+        tags: HSDS_OPTIONAL,
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI document',
+        'x-profile-extension': true,
         response: {
           200: {
-            description: 'The profile, in Markdown.',
-            content: { 'text/markdown': { schema: { type: 'string' }, example: PROFILE_DOCUMENT.slice(0, PROFILE_DOCUMENT.indexOf('\n\n')) } },
+            description: 'OpenAPI 3.1: the HSDS 3.2.3 OpenAPI file with this profile\'s patch applied, naming this server.',
+            content: { 'application/json': { schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'hsds-org-api', version: '0.1.0' }, paths: {} } } },
           },
         },
       },
     },
-    async (_request, reply) => reply.type('text/markdown; charset=utf-8').send(PROFILE_DOCUMENT),
+    async (request, reply) => sendJson(reply, servedProfile(app).openapi(request)),
   );
-
-  // Generated once, on first use (all routes exist by then); only the server URL varies per request.
-  let openapiParts: string[] | undefined;
-  const openapiSchema = {
-    tags: ['meta'],
-    operationId: 'getOpenApiDocument',
-    summary: 'This OpenAPI document',
-    response: {
-      200: {
-        description: 'OpenAPI 3.1, with this server\'s URL.',
-        content: { 'application/json': { schema: { type: 'object' }, example: { openapi: '3.1.0', info: { title: 'hsds-org-api', version: packageVersion }, paths: {} } } },
-      },
-    },
-  };
-  app.get('/openapi.json', { schema: openapiSchema }, async (request, reply) => {
-    openapiParts ??= JSON.stringify(app.swagger()).split(JSON.stringify(SERVER_PLACEHOLDER));
-    return sendJson(reply, openapiParts.join(JSON.stringify(request.apiUrl())));
-  });
 };
 
 export default metaRoutes;

@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
-import { booleanParameter, instantParameter, searchParameter, textParameter } from '../query.ts';
+import { booleanParameter, instantParameter, profileExtension, searchParameter, textParameter } from '../query.ts';
+import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
 import type { OrganizationFilter } from '../../store/store.ts';
-
-const tags = ['organizations'];
 
 const parameters = {
   search: searchParameter(
@@ -18,23 +16,20 @@ const parameters = {
     'ntee:P20',
   ]),
   taxonomy_id: textParameter(300, `Only organizations tagged with any term of this taxonomy. ${TAXONOMY_REFERENCE}`, ['ntee']),
-  modified_after: instantParameter(
+  modified_after: profileExtension(instantParameter(
     'Only organizations whose `last_modified` is on or after this instant: an ISO 8601 date (midnight UTC) or date-time (UTC when it has no offset). `last_modified` is when this server first published the organization as it is now.',
-  ),
+  )),
   full: booleanParameter('Items in the full form of `/organizations/{id}`, with `attributes` and `organization_identifiers`.'),
 };
 
 const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   getList<OrganizationFilter>(app, {
     url: '/organizations',
-    tags,
     operationId: 'getPaginatedListOfOrganizations',
     summary: 'List published organizations',
     description:
       'Published organizations ordered by name (case-insensitive), then by native id; with `search`, best matches (every word in the name) first. Filters combine with AND.',
-    item: Type.Union([Type.Ref('OrganizationListItem'), Type.Ref('Organization')], {
-      description: 'The list form; with `full=true`, the full form.',
-    }),
+    item: { anyOf: [profileSchema('compiled/organization_list.json'), profileSchema('organization.json')], description: 'The list form; with `full=true`, the full form.' },
     example: examples.organizationListItem,
     parameters,
     badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
@@ -53,10 +48,9 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   getById(app, {
     url: '/organizations/:id',
-    tags,
     operationId: 'getOrganizationById',
     summary: 'One published organization, with attributes and identifiers; a native id (e.g. an EIN) redirects to it',
-    schemaId: 'Organization',
+    schema: profileSchema('organization.json'),
     example: examples.organization,
     noun: 'published organization',
     find: (store, id) => store.organization(id),

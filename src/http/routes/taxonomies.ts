@@ -1,21 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import { searchParameter } from '../query.ts';
+import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import type { TaxonomyFilter } from '../../store/store.ts';
 
-const tags = ['taxonomies'];
-
 const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   getList<TaxonomyFilter>(app, {
     url: '/taxonomies',
-    tags,
     operationId: 'getPaginatedListOfTaxonomies',
     summary: 'List taxonomies',
     description: 'Every taxonomy of the dataset, ordered by code; with `search`, best matches (every word in the code or name) first.',
-    item: Type.Ref('Taxonomy'),
+    item: profileSchema('taxonomy.json'),
     example: examples.taxonomy,
     parameters: { search: searchParameter('`code`, `name` and `description`') },
     badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
@@ -26,10 +23,9 @@ const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   getById(app, {
     url: '/taxonomies/:id',
-    tags,
     operationId: 'getTaxonomyById',
     summary: 'One taxonomy',
-    schemaId: 'Taxonomy',
+    schema: profileSchema('taxonomy.json'),
     example: examples.taxonomy as { id: string },
     noun: 'taxonomy',
     find: (store, id) => store.taxonomy(id),

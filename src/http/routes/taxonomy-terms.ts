@@ -1,36 +1,33 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import Type from 'typebox';
 import { ParameterError } from '../problem.ts';
-import { booleanParameter, searchParameter, textParameter } from '../query.ts';
+import { booleanParameter, profileExtension, searchParameter, textParameter } from '../query.ts';
+import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
 import type { TaxonomyTermFilter } from '../../store/store.ts';
 
-const tags = ['taxonomy_terms'];
-
 const taxonomyFilterDescription = `Only terms of this taxonomy. ${TAXONOMY_REFERENCE}`;
 
 const parameters = {
   search: searchParameter('`code`, `name` and `description`'),
   taxonomy_id: textParameter(300, taxonomyFilterDescription, ['ntee']),
-  taxonomy: textParameter(300, `The same as \`taxonomy_id\` (give one of them). ${TAXONOMY_REFERENCE}`, ['oe_services']),
+  taxonomy: profileExtension(textParameter(300, `The same as \`taxonomy_id\` (give one of them). ${TAXONOMY_REFERENCE}`, ['oe_services'])),
   parent_id: textParameter(300, `Only the children of this term (its \`children_count\` says how many). ${TERM_REFERENCE}`, ['ntee:P']),
   top_only: booleanParameter(
-    'Only top-level terms: those without a parent (`parent_id` absent), the roots of each taxonomy\'s tree. (The HSDS 3.0 OpenAPI file describes this parameter as "terms that have not child terms", which contradicts its name; this API follows the name.)',
+    'Only top-level terms: those without a parent (`parent_id` absent), the roots of each taxonomy\'s tree. (The HSDS OpenAPI file, 3.0 to 3.2.3, describes this parameter as "terms that have not child terms", which contradicts its name; this API follows the name.)',
   ),
 };
 
 const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
   getList<TaxonomyTermFilter>(app, {
     url: '/taxonomy_terms',
-    tags,
     operationId: 'getPaginatedListOfTaxonomyTerms',
     summary: 'List taxonomy terms',
     description:
       'Terms ordered by taxonomy code, then in the order of the taxonomy\'s source; with `search`, best matches (every word in the code or name) first. Each term has `children_count`. Filters combine with AND.',
-    item: Type.Ref('TaxonomyTerm'),
+    item: profileSchema('taxonomy_term.json'),
     example: examples.taxonomyTerm,
     parameters,
     badRequest: 'A parameter has a value it does not accept (or is given twice), or a taxonomy or term names nothing; `invalid_params` says which and why.',
@@ -50,10 +47,9 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   getById(app, {
     url: '/taxonomy_terms/:id',
-    tags,
     operationId: 'getTaxonomyTermById',
     summary: 'One taxonomy term, with its taxonomy',
-    schemaId: 'TaxonomyTermDetail',
+    schema: profileSchema('taxonomy_term.json'),
     example: examples.taxonomyTermDetail,
     noun: 'taxonomy term',
     find: (store, id) => store.taxonomyTerm(id),

@@ -1,0 +1,168 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import Negotiator from 'negotiator';
+import Type from 'typebox';
+import { HSDS_VERSION, PROFILE_VERSION, UPSTREAM_HOME, UPSTREAM_SCHEMA_BASE, compileProfile } from '../../hsds/profile.ts';
+import { notFound } from '../plugins/app/problems.ts';
+import { SERVER_PLACEHOLDER } from '../plugins/external/openapi.ts';
+import { profilePage } from '../profile-page.ts';
+import { sendJson } from '../reply.ts';
+import { HSDS_OPTIONAL, PROFILE_SCHEMA_BASE } from '../schemas.ts';
+
+/** The profile's source text, for people: served as Markdown, and as HTML made from it. */
+const PROFILE_TEXT = readFileSync(new URL('../../../docs/profile.md', import.meta.url), 'utf8');
+
+const PROFILE_PATH = '/profile';
+
+/** A text made once with the placeholder server URL, sent with the request's own. */
+class ServerRelativeText {
+  private readonly parts: string[];
+  constructor(text: string) {
+    this.parts = text.split(SERVER_PLACEHOLDER);
+  }
+  for(request: FastifyRequest): string {
+    return this.parts.join(request.apiUrl());
+  }
+}
+
+const jsonText = (value: unknown) => new ServerRelativeText(JSON.stringify(value));
+
+interface ServedProfile {
+  openapi: ServerRelativeText;
+  /** The files under the profile URI: the patches by file name, the compiled files under `schema/`. */
+  files: Map<string, ServerRelativeText>;
+  description: ServerRelativeText;
+  page: ServerRelativeText;
+}
+
+const profiles = new WeakMap<FastifyInstance, ServedProfile>();
+
+/**
+ * The profile of this app, compiled on first use, when every route (and so the generated OpenAPI
+ * document) exists. Every URL in it names this server as the request addressed it.
+ */
+export function servedProfile(app: FastifyInstance): { openapi: (request: FastifyRequest) => string } {
+  const profile = profileOf(app);
+  return { openapi: (request) => profile.openapi.for(request) };
+}
+
+function profileOf(app: FastifyInstance): ServedProfile {
+  let profile = profiles.get(app);
+  if (profile === undefined) {
+    const { patches, compiled } = compileProfile(app.swagger(), PROFILE_SCHEMA_BASE);
+    const base = `${SERVER_PLACEHOLDER}${PROFILE_PATH}`;
+    const description = {
+      name: 'hsds-org-api',
+      title: 'Organizations and taxonomies, read-only: a profile of HSDS 3.2.3',
+      version: PROFILE_VERSION,
+      hsds_version: HSDS_VERSION,
+      uri: base,
+      description: firstParagraph(PROFILE_TEXT),
+      base_schema: UPSTREAM_HOME,
+      base_schema_refs: UPSTREAM_SCHEMA_BASE,
+      modifications: Object.fromEntries([...patches.keys()].map((file) => [file, `${base}/${file}`])),
+      schema: Object.fromEntries([...compiled.keys()].map((file) => [file, `${base}/schema/${file}`])),
+      documentation: { html: `${base}?format=html`, markdown: `${base}?format=markdown` },
+    };
+    profile = {
+      openapi: jsonText(compiled.get('openapi.json')),
+      files: new Map([
+        ...[...patches].map(([file, patch]) => [file, jsonText(patch)] as const),
+        ...[...compiled].map(([file, schema]) => [`schema/${file}`, jsonText(schema)] as const),
+      ]),
+      description: jsonText(description),
+      page: new ServerRelativeText(profilePage(PROFILE_TEXT, description, SERVER_PLACEHOLDER)),
+    };
+    profiles.set(app, profile);
+  }
+  return profile;
+}
+
+const firstParagraph = (markdown: string): string =>
+  markdown
+    .split(/\n\s*\n/)
+    .find((block) => !block.startsWith('#'))!
+    .replace(/\s+/g, ' ')
+    .replace(/\*\*|`/g, '')
+    .trim();
+
+const FORMATS = ['json', 'html', 'markdown'] as const;
+type Format = (typeof FORMATS)[number];
+const MEDIA_TYPES: Record<string, Format> = { 'application/json': 'json', 'text/html': 'html', 'text/markdown': 'markdown' };
+
+/** `format` wins; else the Accept header (a browser gets HTML); else JSON. */
+function formatOf(request: FastifyRequest): Format {
+  const asked = (request.query as Record<string, unknown>).format;
+  if (typeof asked === 'string' && (FORMATS as readonly string[]).includes(asked)) return asked as Format;
+  const preferred = new Negotiator({ headers: { accept: request.headers.accept ?? '*/*' } }).mediaType(Object.keys(MEDIA_TYPES));
+  return MEDIA_TYPES[preferred ?? 'application/json'] ?? 'json';
+}
+
+// The page's only styles are inline; it runs no script and loads nothing.
+const PAGE_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function sendProfile(request: FastifyRequest, reply: FastifyReply, profile: ServedProfile): FastifyReply {
+  reply.header('vary', 'Accept');
+  switch (formatOf(request)) {
+    case 'html':
+      return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_SECURITY_POLICY).send(profile.page.for(request));
+    case 'markdown':
+      return reply.type('text/markdown; charset=utf-8').send(PROFILE_TEXT);
+    case 'json':
+      return sendJson(reply, profile.description.for(request));
+  }
+}
+
+const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    PROFILE_PATH,
+    {
+      schema: {
+        tags: HSDS_OPTIONAL,
+        operationId: 'getProfile',
+        summary: 'This API\'s HSDS profile: what it includes and excludes of HSDS 3.2.3, its rules, its merge patches and compiled schemas',
+        'x-profile-extension': true,
+        querystring: Type.Object({
+          format: Type.Optional(
+            Type.Union(FORMATS.map((format) => Type.Literal(format)), {
+              description: 'Overrides the Accept header: `json` (the default), `html` (what a browser gets) or `markdown` (the source text).',
+              examples: ['html'],
+            }),
+          ),
+        }),
+        response: {
+          200: {
+            description: 'The profile: a JSON description naming its files, or the document for people (HTML or Markdown), as Accept or `format` asks.',
+            content: {
+              'application/json': {
+                schema: { type: 'object' },
+                example: { name: 'hsds-org-api', version: PROFILE_VERSION, hsds_version: HSDS_VERSION, uri: 'https://api.example.org/api/hsds/v3/profile' },
+              },
+              'text/html': { schema: { type: 'string' }, example: '<!doctype html>' },
+              'text/markdown': { schema: { type: 'string' }, example: PROFILE_TEXT.slice(0, PROFILE_TEXT.indexOf('\n\n')) },
+            },
+          },
+        },
+      },
+    },
+    async (request, reply) => sendProfile(request, reply, profileOf(app)),
+  );
+
+  app.get(
+    `${PROFILE_PATH}/*`,
+    {
+      // Files, not operations: the profile's description lists them (an OpenAPI path template of
+      // files would have validators look for ids to fill it with).
+      schema: { hide: true },
+    },
+    async (request, reply) => {
+      const name = (request.params as { '*': string })['*'];
+      const file = profileOf(app).files.get(name);
+      if (file === undefined) return notFound(reply, `The profile has no file "${name}"; its description (${request.apiUrl(PROFILE_PATH)}) lists them.`);
+      return sendJson(reply, file.for(request));
+    },
+  );
+};
+
+export default profileRoutes;
