@@ -92,6 +92,14 @@ const Attribute = Type.Object({
   link_entity: Type.Literal('organization'),
   taxonomy_term_id: Uuid('The term.'),
   taxonomy_term: Type.Ref('NestedTaxonomyTerm'),
+  label: Type.Optional(Type.String({ description: 'HSDS 3.1+: free-text label of the attribute, when the source has one.' })),
+});
+
+const Url = Type.Object({
+  id: Uuid('UUIDv5 of the organization native id and the URL, unless the source gives an id.'),
+  url: Type.String({ format: 'uri' }),
+  label: Type.Optional(Type.String({ description: 'What the website is, e.g. `Donate`.' })),
+  organization_id: Uuid('The organization.'),
 });
 
 const OrganizationIdentifier = Type.Object({
@@ -105,6 +113,7 @@ const OrganizationIdentifier = Type.Object({
 export const Organization = Type.Object(
   {
     ...organizationProperties,
+    additional_websites: Type.Optional(Type.Array(Url, { description: 'HSDS 3.1+: websites besides `website`, when the source has any.' })),
     attributes: Type.Array(Attribute, { description: 'The tags in the standard HSDS form, one per classification.' }),
     organization_identifiers: Type.Array(OrganizationIdentifier),
     ...lastModified,
