@@ -27,3 +27,5 @@ export const attributeId = (externalId: string, taxonomyCode: string, termCode: 
 
 export const organizationIdentifierId = (externalId: string, scheme: string, identifier: string): string =>
   uuidFor(`organization_identifier:${externalId}:${scheme}:${identifier}`);
+
+export const urlId = (externalId: string, url: string): string => uuidFor(`url:organization:${externalId}:${url}`);

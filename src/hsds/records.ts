@@ -44,6 +44,16 @@ export interface TagRecord {
   code: string;
   /** The id of the HSDS attribute that carries this tag, when the source has one. */
   attributeId?: string;
+  /** The free-text label of that attribute. */
+  label?: string;
+}
+
+/** An HSDS `url` object: one of an organization's websites besides its main `website`. */
+export interface UrlRecord {
+  url: string;
+  label?: string;
+  /** An HSDS id the source already has (kept instead of the derived one). */
+  id?: string;
 }
 
 export interface OrganizationRecord {
@@ -54,6 +64,7 @@ export interface OrganizationRecord {
   alternateName?: string;
   email?: string;
   website?: string;
+  additionalWebsites?: UrlRecord[];
   taxStatus?: string;
   taxId?: string;
   yearIncorporated?: number;

@@ -1,4 +1,4 @@
-import { attributeId, organizationId, organizationIdentifierId, taxonomyId, taxonomyTermId } from './ids.ts';
+import { attributeId, organizationId, organizationIdentifierId, taxonomyId, taxonomyTermId, urlId } from './ids.ts';
 import type { OrganizationRecord, TaxonomyRecord, TaxonomyTermRecord } from './records.ts';
 
 /**
@@ -82,6 +82,7 @@ export interface RenderedOrganization {
 export interface ResolvedTag {
   term: RenderedTerm;
   attributeId?: string;
+  label?: string;
 }
 
 /**
@@ -114,14 +115,25 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
       name: term.name,
     })),
   };
+  const websites = record.additionalWebsites ?? [];
+  // HSDS puts additional_websites right after website; the full form keeps the list item as it is, then adds the arrays.
   const detail = {
     ...listItem,
-    attributes: tags.map(({ term, attributeId: givenId }) => ({
+    ...compact({
+      additional_websites: websites.length === 0 ? undefined : websites.map((website) => ({
+        id: website.id ?? urlId(record.externalId, website.url),
+        url: website.url,
+        ...compact({ label: website.label }),
+        organization_id: id,
+      })),
+    }),
+    attributes: tags.map(({ term, attributeId: givenId, label }) => ({
       id: givenId ?? attributeId(record.externalId, term.taxonomy.code, term.code),
       link_id: id,
       link_entity: 'organization',
       taxonomy_term_id: term.id,
       taxonomy_term: term.object,
+      ...compact({ label }),
     })),
     organization_identifiers: record.identifiers.map((identifier) => ({
       id: identifier.id ?? organizationIdentifierId(record.externalId, identifier.scheme ?? '', identifier.identifier),

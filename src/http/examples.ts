@@ -33,6 +33,7 @@ const organizationRecord: OrganizationRecord = {
   name: 'Example Community Food Bank',
   description: 'Collects donated food and distributes it through partner pantries.',
   website: 'https://foodbank.example.org',
+  additionalWebsites: [{ url: 'https://foodbank.example.org/donate', label: 'Donate' }],
   taxStatus: '501(c)(3)',
   taxId: '99-0000001',
   legalStatus: 'Corporation',

@@ -214,10 +214,10 @@ async function stageOrganizations(
   }
   options.onProgress?.('read', read);
 
-  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, at) VALUES (?, ?, ?, ?, ?)');
+  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, label, at) VALUES (?, ?, ?, ?, ?, ?)');
   for await (const link of input.tags ?? []) {
     if (!checkTag(link, link.at, termByKey, diagnostics)) continue;
-    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, link.attributeId ?? null, locationText(link.at));
+    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, link.attributeId ?? null, link.label ?? null, locationText(link.at));
   }
   const stageIdentifier = db.prepare('INSERT INTO staging.identifiers (external_id, record, at) VALUES (?, ?, ?)');
   for await (const link of input.identifiers ?? []) {

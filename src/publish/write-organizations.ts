@@ -4,7 +4,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { organizationId } from '../hsds/ids.ts';
 import { renderOrganization, withLastModified } from '../hsds/render.ts';
 import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
-import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
+import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
 import type { SearchIndexWriter } from './search-index.ts';
 import { stagingKey } from './staging.ts';
@@ -44,7 +44,7 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   db.exec(`
     CREATE TABLE staging.tag_lists (external_id TEXT PRIMARY KEY, tags TEXT NOT NULL) WITHOUT ROWID;
     INSERT INTO staging.tag_lists
-      SELECT external_id, json_group_array(json_array(taxonomy, code, attribute_id) ORDER BY rowid) FROM staging.tags GROUP BY external_id;
+      SELECT external_id, json_group_array(json_array(taxonomy, code, attribute_id, label) ORDER BY rowid) FROM staging.tags GROUP BY external_id;
     CREATE TABLE staging.identifier_lists (external_id TEXT PRIMARY KEY, identifiers TEXT NOT NULL) WITHOUT ROWID;
     INSERT INTO staging.identifier_lists
       SELECT external_id, json_group_array(json(record) ORDER BY rowid) FROM staging.identifiers GROUP BY external_id;
@@ -57,11 +57,15 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   let position = 0;
   for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string | null; identifiers: string | null }>) {
     const organization = JSON.parse(row.record) as OrganizationRecord;
-    const linkedTags = (row.tags === null ? [] : (JSON.parse(row.tags) as [string, string, string | null][]).map(
-      ([taxonomy, code, attributeId]): TagRecord => ({ taxonomy, code, attributeId: attributeId ?? undefined }),
+    const linkedTags = (row.tags === null ? [] : (JSON.parse(row.tags) as [string, string, string | null, string | null][]).map(
+      ([taxonomy, code, attributeId, label]): TagRecord => ({ taxonomy, code, attributeId: attributeId ?? undefined, label: label ?? undefined }),
     ));
     const linkedIdentifiers = row.identifiers === null ? [] : (JSON.parse(row.identifiers) as OrganizationIdentifierRecord[]);
-    const record = { ...organization, identifiers: uniqueIdentifiers([...organization.identifiers, ...linkedIdentifiers]) };
+    const record = {
+      ...organization,
+      additionalWebsites: uniqueUrls(organization.additionalWebsites ?? []),
+      identifiers: uniqueIdentifiers([...organization.identifiers, ...linkedIdentifiers]),
+    };
     const tags = resolveTags([...organization.tags, ...linkedTags], writer.termByKey, writer.input.impliedTags);
     const parent = organization.parentExternalId;
     const parentId = parent !== undefined && isPublished.get(stagingKey(parent)) !== undefined ? organizationId(parent) : undefined;
@@ -121,7 +125,10 @@ class MemberLists {
   }
 }
 
-/** Tags in the order given, then the tags they imply, each term once. */
+/**
+ * Tags in the order given, then the tags they imply, each term once. A repeat of a term only fills in
+ * what the first tag of it left out, so an attribute id or label given anywhere is kept.
+ */
 function resolveTags(
   tags: readonly TagRecord[],
   termByKey: ReadonlyMap<string, RenderedTerm>,
@@ -130,11 +137,24 @@ function resolveTags(
   const resolved = new Map<string, ResolvedTag>();
   const add = (tag: TagRecord) => {
     const key = termKey(tag.taxonomy, tag.code);
-    if (!resolved.has(key)) resolved.set(key, { term: termByKey.get(key)!, attributeId: tag.attributeId });
+    const first = resolved.get(key);
+    if (first === undefined) {
+      resolved.set(key, { term: termByKey.get(key)!, attributeId: tag.attributeId, label: tag.label });
+    } else {
+      first.attributeId ??= tag.attributeId;
+      first.label ??= tag.label;
+    }
   };
   tags.forEach(add);
   if (impliedTags !== undefined) for (const tag of tags) impliedTags(tag).forEach(add);
   return [...resolved.values()];
+}
+
+/** One url object per URL: a repeat would get the same derived id. */
+function uniqueUrls(urls: readonly UrlRecord[]): UrlRecord[] {
+  const byUrl = new Map<string, UrlRecord>();
+  for (const url of urls) if (!byUrl.has(url.url)) byUrl.set(url.url, url);
+  return [...byUrl.values()];
 }
 
 function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[]): OrganizationIdentifierRecord[] {

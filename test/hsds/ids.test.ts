@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { publishedOrganizations } from '../fixtures/dataset.ts';
+import { alphaShelterWebsites, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, useTestApp } from '../helpers/app.ts';
 
 /**
@@ -49,6 +49,15 @@ describe('ids follow the documented rule', () => {
     }
     const [identifier] = body.organization_identifiers;
     assert.equal(identifier.id, uuidV5(`organization_identifier:${first.externalId}:US-EIN:${identifier.identifier}`));
+  });
+
+  it('additional website ids are UUIDv5 of "url:organization:<native id>:<url>", unless the source gives one', async () => {
+    const { body } = await getJson(test().app, `${API}/organizations/${uuidV5('organization:NAT-002')}`);
+    const [labelled, unlabelled] = alphaShelterWebsites;
+    assert.deepEqual(
+      body.additional_websites.map((website: any) => website.id),
+      [uuidV5(`url:organization:NAT-002:${labelled!.url}`), unlabelled!.id],
+    );
   });
 
   it('an organization and a term with the same native id get different ids', () => {

@@ -17,6 +17,8 @@ describe('OpenAPI examples', () => {
   it('show the nested forms of the full organization', () => {
     assert.equal(examples.organization.attributes[0].taxonomy_term.code, 'K31');
     assert.equal(examples.organization.organization_identifiers[0].identifier_scheme, 'US-EIN');
+    assert.equal(examples.organization.additional_websites[0].label, 'Donate');
+    assert.equal(examples.organizationListItem.additional_websites, undefined);
     assert.equal(examples.taxonomyTermDetail.taxonomy_detail.code, 'ntee');
   });
 });

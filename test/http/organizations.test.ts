@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { organizationId } from '../../src/hsds/ids.ts';
-import { publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
+import { organizationId, urlId } from '../../src/hsds/ids.ts';
+import { alphaShelterWebsites, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, useTestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
 
@@ -70,6 +70,33 @@ describe('organizations', () => {
       body.organization_identifiers.map((identifier: any) => [identifier.identifier_scheme, identifier.identifier, identifier.organization_id]),
       [['US-EIN', '12345670', body.id]],
     );
+  });
+
+  it('serves additional websites and attribute labels in the full form only', async () => {
+    const id = organizationId('NAT-002');
+    const { status, body } = await getJson(test().app, `${API}/organizations/${id}`);
+    assert.equal(status, 200);
+    assertHsds('organization', body);
+    assertNoEmptyOptionalFields(body);
+    const [labelled, unlabelled] = alphaShelterWebsites;
+    assert.deepEqual(body.additional_websites, [
+      { id: urlId('NAT-002', labelled!.url), url: labelled!.url, label: 'Donate', organization_id: id },
+      { id: unlabelled!.id, url: unlabelled!.url, organization_id: id },
+    ]);
+    assert.deepEqual(Object.keys(body).slice(-4), ['additional_websites', 'attributes', 'organization_identifiers', 'last_modified']);
+    assert.deepEqual(body.attributes.map((attribute: any) => [attribute.taxonomy_term.code, attribute.label]), [['B', 'Night shelter']]);
+
+    const { body: page } = await getJson(test().app, `${API}/organizations?per_page=100`);
+    const listed = page.contents.find((item: any) => item.id === id);
+    assert.equal(listed.website, 'https://example.org/org/1');
+    assert.equal(listed.additional_websites, undefined, "list items stay compact (HSDS 3.2.3's organization_list has no arrays)");
+    const { body: full } = await getJson(test().app, `${API}/organizations?per_page=100&full=true`);
+    assertHsds('organizationList', full);
+    assert.deepEqual(full.contents.find((item: any) => item.id === id), body);
+
+    const other = await getJson(test().app, `${API}/organizations/${organizationId('NAT-001')}`);
+    assert.equal(other.body.additional_websites, undefined);
+    assert.ok(other.body.attributes.every((attribute: any) => !('label' in attribute)));
   });
 
   it('accepts an upper-case uuid', async () => {

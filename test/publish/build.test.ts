@@ -101,6 +101,41 @@ describe('building a snapshot', () => {
     }
   });
 
+  it('keeps a label or attribute id given on any tag of a term, linked apart or repeated, and one url object per URL', async () => {
+    const directory = temporaryDirectory();
+    try {
+      const file = join(directory.path, 'a.sqlite');
+      const [first, ...rest] = publishedOrganizations;
+      const donate = 'https://example.org/donate';
+      const attributeId = '0f3a1c2e-5b7d-4e9f-8a6b-1c2d3e4f5a6b';
+      await buildSnapshot(
+        fixtureDataset({
+          organizations: [{ ...first!, additionalWebsites: [{ url: donate, label: 'Donate' }, { url: donate, label: 'Give' }] }, ...rest],
+          tags: [
+            { organization: 'NAT-001', taxonomy: 'things', code: 'A', label: 'Linked to a given tag', attributeId },
+            { organization: 'NAT-001', taxonomy: 'Colors', code: 'green', label: 'Linked' },
+          ],
+          impliedTags: (tag) => (tag.code === 'A' ? [{ taxonomy: 'Colors', code: 'black' }] : []),
+        }),
+        file,
+      );
+      const db = new DatabaseSync(file, { readOnly: true });
+      const { json } = db
+        .prepare("SELECT d.json FROM organizations JOIN organization_documents d USING (position) WHERE external_id = 'NAT-001'")
+        .get() as { json: string };
+      db.close();
+      const document = JSON.parse(json);
+      assert.deepEqual(
+        document.attributes.map((attribute: any) => [attribute.taxonomy_term.code, attribute.label]),
+        [['A', 'Linked to a given tag'], ['red', undefined], ['green', 'Linked'], ['black', undefined]],
+      );
+      assert.equal(document.attributes[0].id, attributeId);
+      assert.deepEqual(document.additional_websites.map((website: any) => [website.url, website.label]), [[donate, 'Donate']]);
+    } finally {
+      directory.remove();
+    }
+  });
+
   const invalid: [string, Partial<DatasetInput>, RegExp][] = [
     ['a duplicate organization', { organizations: [publishedOrganizations[0]!, publishedOrganizations[0]!] }, /NAT-001 is defined twice/],
     [

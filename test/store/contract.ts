@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { organizationId, taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
+import { organizationId, taxonomyId, taxonomyTermId, urlId } from '../../src/hsds/ids.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
 import type { Store } from '../../src/store/store.ts';
-import { fixtureDataset, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
+import { alphaShelterWebsites, fixtureDataset, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
+import { assertHsds } from '../helpers/hsds-schemas.ts';
 
 /** What every Store backend must answer for the fixture dataset. Run by one test file per backend. */
 export function describeStoreContract(backend: string, open: (input: DatasetInput) => Promise<{ store: Store; dispose: () => Promise<void> }>): void {
@@ -36,6 +37,24 @@ export function describeStoreContract(backend: string, open: (input: DatasetInpu
       assert.equal(JSON.parse(found!).external_identifier, 'NAT-001');
       assert.equal(await store.organization(organizationId(unpublishedOrganizations[0]!.externalId)), undefined);
       assert.equal(await store.organization('not-an-id'), undefined);
+    });
+
+    it('serves additional websites and attribute labels in the full form, not in list items', async () => {
+      const id = organizationId('NAT-002');
+      const detail = JSON.parse((await store.organization(id))!);
+      assertHsds('organization', detail);
+      const [labelled, unlabelled] = alphaShelterWebsites;
+      assert.deepEqual(detail.additional_websites, [
+        { id: urlId('NAT-002', labelled!.url), url: labelled!.url, label: 'Donate', organization_id: id },
+        { id: unlabelled!.id, url: unlabelled!.url, organization_id: id },
+      ]);
+      assert.deepEqual(Object.keys(detail.additional_websites[0]), ['id', 'url', 'label', 'organization_id']);
+      assert.deepEqual(Object.keys(detail).slice(-4), ['additional_websites', 'attributes', 'organization_identifiers', 'last_modified']);
+      assert.deepEqual(detail.attributes.map((attribute: any) => [attribute.taxonomy_term.code, attribute.label]), [['B', 'Night shelter']]);
+      const [listed] = (await store.organizations({}, { first: 1, count: 1 })).items;
+      assert.equal(JSON.parse(listed!).id, id);
+      assert.equal(JSON.parse(listed!).additional_websites, undefined);
+      assert.deepEqual((await store.organizations({}, { first: 1, count: 1 }, { full: true })).items, [await store.organization(id)]);
     });
 
     it('finds the id of a published organization by its native id', async () => {
