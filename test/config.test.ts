@@ -23,7 +23,32 @@ describe('configuration', () => {
       maxExports: 8,
       maxEventLoopDelayMs: 500,
       shutdownTimeoutMs: 10_000,
+      rootDetails: {},
     });
+  });
+
+  it('reads what the root object says about the feed, and leaves out what is not set', () => {
+    const env = {
+      API_DESCRIPTION: ' Nonprofits of Wyoming. ',
+      DATA_GUIDE: 'https://example.org/guide',
+      PUBLISHER_NAME: 'Example 211',
+      PUBLISHER_IDENTIFIER: 'US-EIN-990000002',
+      PUBLISHER_EMAIL: 'data@example.org',
+      PUBLISHER_WEBSITE: 'https://example.org',
+      PUBLISHER_ADDITIONAL_WEBSITES: 'https://example.org/a, https://example.org/b',
+    };
+    assert.deepEqual(loadConfig([], env).rootDetails, {
+      description: 'Nonprofits of Wyoming.',
+      data_guide: 'https://example.org/guide',
+      publisher: {
+        name: 'Example 211',
+        identifier: 'US-EIN-990000002',
+        email: 'data@example.org',
+        website: 'https://example.org',
+        additional_websites: ['https://example.org/a', 'https://example.org/b'],
+      },
+    });
+    assert.deepEqual(loadConfig(['--publisher-name', 'Example 211'], {}).rootDetails, { publisher: { name: 'Example 211' } });
   });
 
   it('reads the PostgreSQL settings, and never echoes a database URL it refuses', () => {
@@ -137,6 +162,12 @@ describe('configuration', () => {
     [['--public-base-url', 'ftp://api.example.org'], /http or https/],
     [['--trust-proxy', 'maybe'], /trust proxy must be/],
     [['--log-level', 'loud'], /log level/],
+    [['--publisher-identifier', '530196605'], /org-id\.guide identifier/],
+    [['--publisher-email', 'nobody'], /publisher email/],
+    [['--publisher-website', 'example.org'], /publisher website must be an absolute http\(s\) URL/],
+    [['--publisher-additional-websites', 'https://a.example, mailto:x@example.org'], /each publisher additional website/],
+    [['--data-guide', '/guide'], /data guide/],
+    [['--description', 'two\nlines'], /plain text on one line/],
   ] as const) {
     it(`refuses ${args.join(' ')}`, () => {
       assert.throws(() => loadConfig([...args], {}), (error: Error) => error instanceof ConfigError && message.test(error.message));

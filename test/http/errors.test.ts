@@ -68,7 +68,7 @@ describe('errors are RFC 9457 problems', () => {
     });
   }
 
-  for (const path of ['/api/hsds/v3/services', '/api/hsds/v3/organizations/a/b', '/api/hsds/v2/organizations', '/favicon.ico']) {
+  for (const path of ['/api/hsds/v3/locations', '/api/hsds/v3/organizations/a/b', '/api/hsds/v2/organizations', '/favicon.ico']) {
     it(`404 for unknown path ${path}`, async () => {
       assert.equal((await problem(test(), path)).status, 404);
     });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { BaseResolver, createConfig, lintFromString } from '@redocly/openapi-core';
 import type { NormalizedProblem, RawUniversalConfig } from '@redocly/openapi-core';
-import { API, useTestApp } from '../helpers/app.ts';
+import { API, pathOf, useTestApp } from '../helpers/app.ts';
 
 /**
  * Redocly's `recommended` ruleset, with errors for what this API promises: every operation tagged
@@ -37,21 +37,30 @@ const LINT_RULES: RawUniversalConfig = {
  */
 const EXEMPT = new Set<string>([
   'operation-4xx-response #/paths/~1/get/responses',
-  'operation-4xx-response #/paths/~1profile/get/responses',
   'operation-4xx-response #/paths/~1openapi.json/get/responses',
 ]);
+
+/**
+ * HSDS's own schema files carry the Frictionless Data keywords its tabular form is generated from
+ * (`name`, `constraints`, `core`...), which OpenAPI's Schema Object does not define. The profile
+ * compiles those files unchanged, so Redocly's structure rule reports them in every compiled schema;
+ * those reports, and only those, are not errors of this document.
+ */
+const HSDS_TABULAR_KEYWORDS = /^Property `(name|path|datapackage_metadata|constraints|core|tabular_required)` is not expected here\.$/;
+const isHsdsTabularKeyword = (problem: NormalizedProblem): boolean =>
+  problem.ruleId === 'struct' && HSDS_TABULAR_KEYWORDS.test(problem.message) && problem.location.every((location) => location.source.absoluteRef.includes('/profile/schema/'));
 
 const problemKey = (problem: NormalizedProblem): string => `${problem.ruleId} ${problem.location[0]?.pointer ?? '#/'}`;
 
 const formatProblem = (problem: NormalizedProblem): string => {
   const where = problem.location.map((location) => `${location.pointer ?? '#/'}${location.reportOnKey ? ' (key)' : ''}`).join(', ');
-  return `${problem.severity} ${problem.ruleId} at ${where}: ${problem.message}`;
+  return `${problem.severity} ${problem.ruleId} at ${problem.location[0]?.source.absoluteRef ?? ''}${where}: ${problem.message}`;
 };
 
 const isExampleCarrier = (value: any): boolean =>
   value !== null && typeof value === 'object' && (value.example !== undefined || (value.examples !== undefined && Object.keys(value.examples).length > 0));
 
-/** `#/components/schemas/X` references, followed (the document has no other kind). */
+/** `#/components/schemas/X` references, followed (the profile's compiled schemas, named by URL, are not). */
 function resolve(document: any, value: any): any {
   let seen = 0;
   while (value?.$ref !== undefined && seen++ < 10) {
@@ -80,12 +89,22 @@ describe('OpenAPI document', () => {
   let linted: Promise<NormalizedProblem[]> | undefined;
   /** Lints the served document once for the tests below. */
   async function lint(): Promise<{ problems: NormalizedProblem[]; errors: NormalizedProblem[]; report: string }> {
+    // The document names the profile's compiled schemas by URL: Redocly fetches them from the app.
+    const customFetch = async (url: string) => {
+      const response = await test().app.inject({ url: pathOf(url), headers: { host: 'api.example.org' } });
+      return new Response(response.body, { status: response.statusCode, headers: { 'content-type': String(response.headers['content-type']) } });
+    };
     linted ??= servedDocument().then(async ({ text }) =>
-      lintFromString({ source: text, absoluteRef: 'openapi.json', config: await createConfig(LINT_RULES) }),
+      lintFromString({
+        source: text,
+        absoluteRef: `http://api.example.org${API}/openapi.json`,
+        config: await createConfig(LINT_RULES),
+        externalRefResolver: new BaseResolver({ http: { headers: [], customFetch } }),
+      }),
     );
     const problems = await linted;
-    const report = `Redocly lint of ${API}/openapi.json:\n${problems.map(formatProblem).join('\n')}`;
-    return { problems, errors: problems.filter((problem) => problem.severity === 'error'), report };
+    const report = `Redocly lint of ${API}/openapi.json:\n${problems.filter((problem) => !isHsdsTabularKeyword(problem)).map(formatProblem).join('\n')}`;
+    return { problems, errors: problems.filter((problem) => problem.severity === 'error' && !isHsdsTabularKeyword(problem)), report };
   }
 
   it('passes Redocly lint (recommended, plus tags, operationIds, 4xx answers and valid examples) with no error', async (t) => {

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Negotiator from 'negotiator';
-import Type from 'typebox';
 import { HSDS_VERSION, PROFILE_VERSION, UPSTREAM_HOME, UPSTREAM_SCHEMA_BASE, compileProfile } from '../../hsds/profile.ts';
 import { notFound } from '../plugins/app/problems.ts';
 import { SERVER_PLACEHOLDER } from '../plugins/external/openapi.ts';
 import { profilePage } from '../profile-page.ts';
 import { sendJson } from '../reply.ts';
-import { HSDS_OPTIONAL, PROFILE_SCHEMA_BASE } from '../schemas.ts';
+import { HSDS_OPTIONAL, PROFILE_SCHEMA_BASE, problemResponse } from '../schemas.ts';
+import { choiceParameter, querySchema, readQuery } from '../query.ts';
+import { problemExamples } from '../examples.ts';
 
 /** The profile's source text, for people: served as Markdown, and as HTML made from it. */
 const PROFILE_TEXT = readFileSync(new URL('../../../docs/profile.md', import.meta.url), 'utf8');
@@ -91,7 +92,15 @@ const FORMATS = ['json', 'html', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
 const MEDIA_TYPES: Record<string, Format> = { 'application/json': 'json', 'text/html': 'html', 'text/markdown': 'markdown' };
 
-/** `format` wins; else the Accept header (a browser gets HTML); else JSON. */
+const PROFILE_PARAMETERS = {
+  format: choiceParameter(
+    FORMATS,
+    'json',
+    'Overrides the Accept header: `json` (what a program gets by default), `html` (what a browser gets) or `markdown` (the source text of the page).',
+  ),
+};
+
+/** `format` wins; else the Accept header (a browser gets HTML); else JSON. Read before the query is (for the caches). */
 function formatOf(request: FastifyRequest): Format {
   const asked = (request.query as Record<string, unknown>).format;
   if (typeof asked === 'string' && (FORMATS as readonly string[]).includes(asked)) return asked as Format;
@@ -103,7 +112,6 @@ function formatOf(request: FastifyRequest): Format {
 const PAGE_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function sendProfile(request: FastifyRequest, reply: FastifyReply, profile: ServedProfile): FastifyReply {
-  reply.header('vary', 'Accept');
   switch (formatOf(request)) {
     case 'html':
       return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_SECURITY_POLICY).send(profile.page.for(request));
@@ -123,14 +131,7 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getProfile',
         summary: 'This API\'s HSDS profile: what it includes and excludes of HSDS 3.2.3, its rules, its merge patches and compiled schemas',
         'x-profile-extension': true,
-        querystring: Type.Object({
-          format: Type.Optional(
-            Type.Union(FORMATS.map((format) => Type.Literal(format)), {
-              description: 'Overrides the Accept header: `json` (the default), `html` (what a browser gets) or `markdown` (the source text).',
-              examples: ['html'],
-            }),
-          ),
-        }),
+        querystring: querySchema(PROFILE_PARAMETERS),
         response: {
           200: {
             description: 'The profile: a JSON description naming its files, or the document for people (HTML or Markdown), as Accept or `format` asks.',
@@ -143,8 +144,11 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
               'text/markdown': { schema: { type: 'string' }, example: PROFILE_TEXT.slice(0, PROFILE_TEXT.indexOf('\n\n')) },
             },
           },
+          400: problemResponse('`format` is not one of json, html, markdown.', problemExamples.badParameter),
         },
       },
+      preValidation: readQuery(PROFILE_PARAMETERS),
+      config: { representation: { vary: 'Accept', of: formatOf } },
     },
     async (request, reply) => sendProfile(request, reply, profileOf(app)),
   );

@@ -50,6 +50,14 @@ function matchesAny(header: string, etag: string): boolean {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * For a route whose answer to the same URL comes in more than one form (the profile: JSON or a
+     * page): the request header that chooses, and which form a request gets. The form is part of the
+     * ETag and of the response cache's key, and the header is named in Vary.
+     */
+    representation?: { vary: string; of: (request: FastifyRequest) => string };
+  }
   interface FastifyRequest {
     /**
      * Set when this request is cacheable: what its response is a function of (dataset, link origin)
@@ -61,6 +69,8 @@ declare module 'fastify' {
       origin: string;
       etag: string;
       lastModified: string;
+      /** Which of the route's forms this request gets (see `representation`); empty for one form. */
+      representation: string;
       /** Whether the client's If-None-Match (or If-Modified-Since) says it holds this response already. */
       notModified: boolean;
     };
@@ -99,14 +109,19 @@ export default fp<HttpCachingOptions>(
       if (!isCacheableRequest(request)) return;
       const { version, publishedAt } = await request.store.info();
       const origin = request.publicOrigin();
-      const { etag, lastModified } = validatorsOf(version, publishedAt, origin, request.contentCoding());
+      const validators = validatorsOf(version, publishedAt, origin, request.contentCoding());
+      const { lastModified } = validators;
+      const forms = request.routeOptions.config.representation;
+      const representation = forms?.of(request) ?? '';
+      if (forms !== undefined) reply.header('vary', forms.vary);
+      const etag = representation === '' ? validators.etag : `${validators.etag.slice(0, -1)}.${representation}"`;
       const ifNoneMatch = request.headers['if-none-match'];
       const ifModifiedSince = request.headers['if-modified-since'];
       const notModified =
         ifNoneMatch !== undefined
           ? matchesAny(ifNoneMatch, etag)
           : ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(lastModified);
-      request.cacheable = { version, publishedAt, origin, etag, lastModified, notModified };
+      request.cacheable = { version, publishedAt, origin, etag, lastModified, representation, notModified };
     });
 
     app.addHook('onSend', async (request, reply, payload) => {

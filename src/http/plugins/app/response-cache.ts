@@ -158,7 +158,7 @@ export default fp<ResponseCacheOptions>(
     app.addHook('onRequest', async (request: FastifyRequest, reply) => {
       const cacheable = request.cacheable;
       if (cacheable === undefined) return;
-      const key = `${cacheable.version}\n${cacheable.origin}\n${normalisedTarget(request.url)}`;
+      const key = `${cacheable.version}\n${cacheable.origin}\n${normalisedTarget(request.url)}\n${cacheable.representation}`;
       const entry = cache.get(key);
       if (entry === undefined) {
         request.responseCacheKey = key;
