@@ -121,9 +121,55 @@ describe('documentation page', () => {
   );
 });
 
+describe('profile page', () => {
+  it(
+    'reads as a page in headless Chromium, on a desktop and on a phone, and loads nothing else',
+    { skip: chromiumMissing && !inCi ? `${CHROMIUM} not found (apt-get install chromium)` : false, timeout: 120_000 },
+    async () => {
+      assert.ok(!chromiumMissing, `${CHROMIUM} not found (apt-get install -y chromium; .ci/run installs it)`);
+      const test = await startTestApp();
+      await test.app.listen({ host: '127.0.0.1', port: 0 });
+      const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      try {
+        for (const [name, viewport] of [['profile.png', { width: 1280, height: 900 }], ['profile-phone.png', { width: 390, height: 844 }]] as const) {
+          const context = await browser.newContext({ viewport });
+          const requested: string[] = [];
+          const problems: string[] = [];
+          context.on('request', (request) => requested.push(request.url()));
+          const page = await context.newPage();
+          page.on('console', (message) => problems.push(`console ${message.type()}: ${message.text()}`));
+          page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+          const response = await page.goto(`${origin}${API}/profile`);
+          assert.equal(response?.status(), 200);
+          assert.match(String(response?.headers()['content-type']), /^text\/html/);
+          assert.match(await page.locator('h1').innerText(), /profile of HSDS 3\.2\.3/);
+          assert.ok(await page.locator('h2#machine-readable').isVisible());
+          assert.equal(await page.locator(`a[href="${origin}${API}/profile/schema/organization.json"]`).count(), 1);
+          // Nothing wider than the screen: a phone reads it without scrolling sideways.
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+          assert.ok(overflow <= 0, `${name}: ${overflow}px wider than the viewport`);
+          // Its links lead somewhere: the organization schema, then back.
+          await page.locator(`a[href="${origin}${API}/profile/schema/organization.json"]`).click();
+          assert.match(await page.locator('body').innerText(), /"external_identifier"/);
+          await page.goBack();
+          mkdirSync(ARTIFACTS, { recursive: true });
+          await page.screenshot({ path: fileURLToPath(new URL(name, ARTIFACTS)), fullPage: name === 'profile-phone.png' ? false : true });
+          assert.deepEqual(requested.filter((url) => !url.startsWith(`${origin}/`)), []);
+          assert.deepEqual(problems, []);
+          await context.close();
+        }
+      } finally {
+        await browser.close();
+        await test.close();
+      }
+    },
+  );
+});
+
 /** Waits until Swagger UI shows the document's title, every tag and every operation (by tag and operationId). */
 async function assertRendered(page: Page, document: any, operations: any[]): Promise<void> {
-  await page.locator('#operations-organizations-getPaginatedListOfOrganizations').waitFor({ timeout: 30_000 });
+  await page.locator('#operations-optional-getPaginatedListOfOrganizations').waitFor({ timeout: 30_000 });
   assert.match(await page.locator('.info .title').innerText(), new RegExp(document.info.title));
   for (const tag of document.tags) {
     assert.equal(await page.locator(`#operations-tag-${tag.name}`).count(), 1, `tag ${tag.name}`);
