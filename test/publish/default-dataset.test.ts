@@ -1,23 +1,20 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { organizationId, taxonomyTermId } from '../../src/hsds/ids.ts';
-import { DEFAULT_DATA_DIR } from '../../src/publish/default-dataset.ts';
 import type { Diagnostics } from '../../src/publish/diagnostics.ts';
-import { API, getJson, startTestApp, temporaryDirectory } from '../helpers/app.ts';
+import { API, getJson, startTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
+import { defaultDatasetSample, WYOMING } from '../helpers/default-dataset-sample.ts';
+import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
-import { inputFromSources } from '../helpers/sources.ts';
 
 /**
  * The shipped data, with one real IRS state file (Wyoming) instead of all 27 to keep the suite fast,
  * plus a hand-made state file for the edge cases.
  */
-const WYOMING = join(DEFAULT_DATA_DIR, 'irs-eo-bmf/eo_wy.csv.gz');
 const wyomingRows = parse(gunzipSync(readFileSync(WYOMING)), { columns: true }) as Record<string, string>[];
 
 const HEADER =
@@ -31,22 +28,15 @@ const handMade = [
 describe('the default dataset', () => {
   let test: TestApp;
   let diagnostics: Diagnostics;
-  const directory = temporaryDirectory();
+  let sample: DatasetSample;
   before(async () => {
-    const data = directory.path;
-    // Copies, not links: a source folder's files must be inside it (links out of it are refused).
-    for (const folder of ['ntee', 'open-eligibility', 'crosswalk']) cpSync(join(DEFAULT_DATA_DIR, folder), join(data, folder), { recursive: true });
-    mkdirSync(join(data, 'irs-eo-bmf'));
-    copyFileSync(join(DEFAULT_DATA_DIR, 'irs-eo-bmf/bmf_code_values.csv'), join(data, 'irs-eo-bmf/bmf_code_values.csv'));
-    copyFileSync(WYOMING, join(data, 'irs-eo-bmf/eo_wy.csv.gz'));
-    writeFileSync(join(data, 'irs-eo-bmf/eo_zz.csv'), `${HEADER}\n${handMade.join('\n')}\n`);
-    const read = await inputFromSources([data]);
-    diagnostics = read.diagnostics;
-    test = await startTestApp(read.input);
+    sample = await defaultDatasetSample({ 'eo_zz.csv': `${HEADER}\n${handMade.join('\n')}\n` });
+    diagnostics = sample.diagnostics;
+    test = await startTestApp(sample.input);
   });
   after(async () => {
-    await test.close();
-    directory.remove();
+    await test?.close();
+    sample?.remove();
   });
 
   it('serves every IRS row as a published organization, and three taxonomies', async () => {
