@@ -72,6 +72,9 @@ function referencedFiles(document: Json, base: string): string[] {
   return found;
 }
 
+/** The OpenAPI document first, then the schemas by name. */
+const byFile = (a: string, b: string): number => Number(b === 'openapi.json') - Number(a === 'openapi.json') || a.localeCompare(b);
+
 export interface CompiledProfile {
   /** Every patch, by file: the schema patches and the OpenAPI patch. */
   patches: Map<string, Json>;
@@ -86,7 +89,7 @@ export interface CompiledProfile {
  */
 export function compileProfile(served: Json, schemaBase: string): CompiledProfile {
   const officialOpenapi = pointRefsAt(officialFile('openapi.json'), schemaBase);
-  const patches = new Map<string, Json>([['openapi.json', patchBetween(officialOpenapi, served)], ...schemaPatches]);
+  const patches = new Map<string, Json>([['openapi.json', patchBetween(officialOpenapi, served)], ...[...schemaPatches].sort(([a], [b]) => byFile(a, b))]);
   const compiled = new Map<string, Json>([['openapi.json', applyPatch(officialOpenapi, patches.get('openapi.json'))]]);
   const pending = referencedFiles(served, schemaBase);
   while (pending.length > 0) {
@@ -101,5 +104,5 @@ export function compileProfile(served: Json, schemaBase: string): CompiledProfil
   for (const file of schemaPatches.keys()) {
     if (!compiled.has(file)) throw new Error(`profile/${file} patches a file the OpenAPI document does not reach`);
   }
-  return { patches, compiled };
+  return { patches, compiled: new Map([...compiled].sort(([a], [b]) => byFile(a, b))) };
 }

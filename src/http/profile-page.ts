@@ -56,10 +56,7 @@ const fileList = (files: Record<string, string>): string =>
 export function profilePage(source: string, profile: ProfileDescription, apiBase: string): string {
   const machineReadable = `
 <h2 id="machine-readable">Machine-readable profile</h2>
-<p>Profile version ${escapeHtml(profile.version)}, of HSDS ${escapeHtml(profile.hsds_version)}
-(<a href="${escapeHtml(profile.base_schema)}">the official files</a>). As HSDS defines a profile: JSON Merge Patch (RFC 7386)
-files named like the HSDS files they change, and the files that merging them with the official ones gives. A program asking
-this address for JSON gets a description naming them all.</p>
+<p>Profile version ${escapeHtml(profile.version)}, of HSDS ${escapeHtml(profile.hsds_version)} (<a href="${escapeHtml(profile.base_schema)}">the official files</a>).</p>
 <h3 id="modifications">Merge patches</h3>
 ${fileList(profile.modifications)}
 <h3 id="compiled-schemas">Compiled schemas</h3>
@@ -70,6 +67,7 @@ ${fileList(profile.schema)}
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(profile.title)}</title>
 <style>${STYLE}</style>
 </head>

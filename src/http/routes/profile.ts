@@ -108,8 +108,8 @@ function formatOf(request: FastifyRequest): Format {
   return MEDIA_TYPES[preferred ?? 'application/json'] ?? 'json';
 }
 
-// The page's only styles are inline; it runs no script and loads nothing.
-const PAGE_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+// The page's only styles are inline; it runs no script and loads nothing (its icon is an empty data: URL).
+const PAGE_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function sendProfile(request: FastifyRequest, reply: FastifyReply, profile: ServedProfile): FastifyReply {
   switch (formatOf(request)) {
