@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import type { DatasetInput } from '../../src/hsds/records.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset } from '../fixtures/dataset.ts';
+import { checkEveryResponse } from './hsds-schemas.ts';
 
 export const API = '/api/hsds/v3';
 
@@ -33,6 +35,7 @@ export async function startTestApp(input: DatasetInput = fixtureDataset(), optio
   const build = await buildSnapshot(input, join(directory.path, 'snapshot.sqlite'));
   const store = new SqliteStore(join(directory.path, 'snapshot.sqlite'));
   const app = await buildApp({ stores: fixedStore(store), logLevel: 'silent', ...options });
+  const invalidResponses = checkEveryResponse(app);
   await app.ready();
   return {
     app,
@@ -41,6 +44,7 @@ export async function startTestApp(input: DatasetInput = fixtureDataset(), optio
     close: async () => {
       await app.close();
       directory.remove();
+      assert.deepEqual(invalidResponses, [], 'every document answered validates against HSDS 3.0 and 3.2.3');
     },
   };
 }

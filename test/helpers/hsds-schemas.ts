@@ -3,6 +3,8 @@ import { Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 /**
  * Validators built from the official HSDS JSON schemas and OpenAPI files of both versions this API
@@ -72,4 +74,55 @@ export function assertHsdsVersion(version: Version, name: ValidatorName, body: u
   if (!validate(body)) {
     throw new Error(`${name} does not validate against HSDS ${version.name}: ${version.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
   }
+}
+
+/** Which validator an API path's JSON answer is held to. */
+function validatorOfPath(path: string): ValidatorName | undefined {
+  const match = /^\/api\/hsds\/v3(?:\/([a-z_]+)(?:\/([^/]+))?)?\/?$/.exec(path);
+  if (match === null) return undefined;
+  const [, collection, id] = match;
+  if (collection === undefined) return 'root';
+  const names: Record<string, [ValidatorName, ValidatorName | undefined]> = {
+    organizations: ['organizationList', 'organization'],
+    taxonomies: ['taxonomyList', 'taxonomy'],
+    taxonomy_terms: ['taxonomyTermList', 'taxonomyTerm'],
+    // Always empty: the envelope is what there is to check.
+    services: ['organizationList', undefined],
+    service_at_locations: ['organizationList', undefined],
+  };
+  return names[collection]?.[id === undefined ? 0 : 1];
+}
+
+function decoded(body: Buffer, coding: unknown): string {
+  if (coding === 'br') return brotliDecompressSync(body).toString();
+  if (coding === 'gzip') return gunzipSync(body).toString();
+  return body.toString();
+}
+
+/**
+ * Holds every JSON document `app.inject` answers with a 200 (whatever the test that asked) to HSDS
+ * 3.0 and 3.2.3, and returns the list of those that broke either, for the test's end.
+ */
+export function checkEveryResponse(app: FastifyInstance): string[] {
+  const failures: string[] = [];
+  const inject = app.inject.bind(app) as (options: InjectOptions) => Promise<LightMyRequestResponse>;
+  const check = (response: LightMyRequestResponse, url: string) => {
+    const name = validatorOfPath(new URL(url, 'http://localhost').pathname);
+    if (name === undefined || response.statusCode !== 200 || !String(response.headers['content-type']).startsWith('application/json')) return;
+    if (response.rawPayload.length === 0) return;
+    try {
+      assertHsds(name, JSON.parse(decoded(response.rawPayload, response.headers['content-encoding'])));
+    } catch (error) {
+      failures.push(`${url}: ${(error as Error).message}`);
+    }
+  };
+  Object.assign(app, {
+    inject: async (options: InjectOptions | string) => {
+      const given = typeof options === 'string' ? { url: options } : options;
+      const response = await inject(given);
+      if ((given.method ?? 'GET') === 'GET') check(response, String(given.url ?? given.path ?? '/'));
+      return response;
+    },
+  });
+  return failures;
 }

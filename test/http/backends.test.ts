@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/store/sqlite.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';
+import { checkEveryResponse } from '../helpers/hsds-schemas.ts';
 import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
 
 /** Words that only match when both backends fold, split and stem text alike. */
@@ -72,6 +73,7 @@ describe('SQLite and PostgreSQL serve the same bytes for the same dataset', post
   let sqlite: FastifyInstance;
   let postgres: FastifyInstance;
   let disposePostgres: () => Promise<void>;
+  let invalidResponses: string[] = [];
 
   before(async () => {
     const file = join(directory.path, 'snapshot.sqlite');
@@ -80,12 +82,14 @@ describe('SQLite and PostgreSQL serve the same bytes for the same dataset', post
     const database = await publishedDatabase(dataset(), { now });
     disposePostgres = database.dispose;
     postgres = await buildApp({ stores: database.stores, logLevel: 'silent' });
+    invalidResponses = [...checkEveryResponse(sqlite), ...checkEveryResponse(postgres)];
   });
   after(async () => {
     await sqlite.close();
     await postgres.close();
     await disposePostgres();
     directory.remove();
+    assert.deepEqual(invalidResponses, [], 'every document answered validates against HSDS 3.0 and 3.2.3');
   });
 
   for (const path of PATHS) {
