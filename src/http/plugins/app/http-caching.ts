@@ -34,10 +34,12 @@ export interface HttpCachingOptions {
 
 const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`, ...HEALTH_PATHS, METRICS_PATH];
 
-export const isCacheableRequest = (request: FastifyRequest): boolean =>
-  (request.method === 'GET' || request.method === 'HEAD') &&
-  request.routeOptions.url !== undefined &&
-  !UNCACHED_PREFIXES.some((prefix) => request.routeOptions.url!.startsWith(prefix));
+/** `route` is the request's routeOptions, when the caller has it already (Fastify makes a new one per read). */
+export function isCacheableRequest(request: FastifyRequest, route = request.routeOptions): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const url = route.url;
+  return url !== undefined && !UNCACHED_PREFIXES.some((prefix) => url.startsWith(prefix));
+}
 
 /** The part of a representation that is not in its URL: the code that renders it and the link origin. */
 const representationTag = (origin: string): string => hash('sha1', `${packageJson.version}\n${origin}`, 'base64url').slice(0, 10);
@@ -106,12 +108,13 @@ export default fp<HttpCachingOptions>(
     };
 
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      if (!isCacheableRequest(request)) return;
+      const route = request.routeOptions;
+      if (!isCacheableRequest(request, route)) return;
       const { version, publishedAt } = await request.store.info();
       const origin = request.publicOrigin();
       const validators = validatorsOf(version, publishedAt, origin, request.contentCoding());
       const { lastModified } = validators;
-      const forms = request.routeOptions.config.representation;
+      const forms = route.config.representation;
       const representation = forms?.of(request) ?? '';
       if (forms !== undefined) reply.header('vary', forms.vary);
       const etag = representation === '' ? validators.etag : `${validators.etag.slice(0, -1)}.${representation}"`;
