@@ -71,7 +71,7 @@ const metaRoutes: FastifyPluginAsyncTypebox<MetaOptions> = async (app, options) 
         },
       },
     },
-    async (request, reply) => sendJson(reply, servedProfile(app).openapi(request)),
+    async (request, reply) => sendJson(reply, servedProfile(app).openapi.for(request)),
   );
 };
 

@@ -29,7 +29,7 @@ class ServerRelativeText {
 
 const jsonText = (value: unknown) => new ServerRelativeText(JSON.stringify(value));
 
-interface ServedProfile {
+export interface ServedProfile {
   openapi: ServerRelativeText;
   /** The files under the profile URI: the patches by file name, the compiled files under `schema/`. */
   files: Map<string, ServerRelativeText>;
@@ -37,19 +37,15 @@ interface ServedProfile {
   page: ServerRelativeText;
 }
 
-const profiles = new WeakMap<FastifyInstance, ServedProfile>();
+// By server: the routes of one app, in whatever plugin context, share it.
+const profiles = new WeakMap<object, ServedProfile>();
 
 /**
  * The profile of this app, compiled on first use, when every route (and so the generated OpenAPI
  * document) exists. Every URL in it names this server as the request addressed it.
  */
-export function servedProfile(app: FastifyInstance): { openapi: (request: FastifyRequest) => string } {
-  const profile = profileOf(app);
-  return { openapi: (request) => profile.openapi.for(request) };
-}
-
-function profileOf(app: FastifyInstance): ServedProfile {
-  let profile = profiles.get(app);
+export function servedProfile(app: FastifyInstance): ServedProfile {
+  let profile = profiles.get(app.server);
   if (profile === undefined) {
     const { patches, compiled } = compileProfile(app.swagger(), PROFILE_SCHEMA_BASE);
     const base = `${SERVER_PLACEHOLDER}${PROFILE_PATH}`;
@@ -75,7 +71,7 @@ function profileOf(app: FastifyInstance): ServedProfile {
       description: jsonText(description),
       page: new ServerRelativeText(profilePage(PROFILE_TEXT, description, SERVER_PLACEHOLDER)),
     };
-    profiles.set(app, profile);
+    profiles.set(app.server, profile);
   }
   return profile;
 }
@@ -150,7 +146,7 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       preValidation: readQuery(PROFILE_PARAMETERS),
       config: { representation: { vary: 'Accept', of: formatOf } },
     },
-    async (request, reply) => sendProfile(request, reply, profileOf(app)),
+    async (request, reply) => sendProfile(request, reply, servedProfile(app)),
   );
 
   app.get(
@@ -162,7 +158,7 @@ const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const name = (request.params as { '*': string })['*'];
-      const file = profileOf(app).files.get(name);
+      const file = servedProfile(app).files.get(name);
       if (file === undefined) return notFound(reply, `The profile has no file "${name}"; its description (${request.apiUrl(PROFILE_PATH)}) lists them.`);
       return sendJson(reply, file.for(request));
     },
