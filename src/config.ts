@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_MAX_EXPORTS } from './http/limits.ts';
+import { CONFIG_OPTIONS } from './config-options.ts';
+import type { Command, OptionName, OptionSpec } from './config-options.ts';
 import { DEFAULT_POSTGRES_SETTINGS } from './store/postgres/connection.ts';
 import type { PostgresSettings } from './store/postgres/connection.ts';
 import type { PostgresTarget } from './publish/publish-postgres.ts';
@@ -8,150 +9,9 @@ import { isProxyAddress, NAMED_RANGES } from './http/trust-proxy.ts';
 import type { TrustProxy } from './http/trust-proxy.ts';
 import type { RootDetails } from './http/schemas.ts';
 
-/**
- * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
- * README and in each command's --help.
- */
-export type Command = 'serve' | 'import' | 'validate' | 'migrate' | 'use';
+export type { Command } from './config-options.ts';
 
-interface OptionSpec {
-  env: string;
-  default: string;
-  help: string;
-  commands: readonly Command[];
-  /** A flag without a value (`--strict`); its variable takes true/false. */
-  flag?: boolean;
-}
-
-export const CONFIG_OPTIONS = {
-  'data-dir': {
-    env: 'DATA_DIR',
-    default: 'var/hsds',
-    help: 'directory of published snapshots (serve reads it; import and use write it)',
-    commands: ['serve', 'import', 'use'],
-  },
-  'database-url': {
-    env: 'DATABASE_URL',
-    default: '',
-    help: 'PostgreSQL to serve from and publish to (postgres://user:password@host:port/database); unset: the embedded SQLite store in --data-dir',
-    commands: ['serve', 'import', 'migrate'],
-  },
-  'database-replica-urls': {
-    env: 'DATABASE_REPLICA_URLS',
-    default: '',
-    help: 'read replicas of that PostgreSQL, comma-separated: reads go to them in turn (publishing stays on the primary)',
-    commands: ['serve'],
-  },
-  'database-pool-size': { env: 'DATABASE_POOL_SIZE', default: '10', help: 'connections per PostgreSQL database, at most', commands: ['serve'] },
-  'database-statement-timeout': {
-    env: 'DATABASE_STATEMENT_TIMEOUT',
-    default: '5000',
-    help: 'milliseconds a PostgreSQL query may take before the request gets a 503',
-    commands: ['serve'],
-  },
-  migrate: {
-    env: 'DATABASE_MIGRATE',
-    default: 'false',
-    help: 'apply pending PostgreSQL migrations first (else run the migrate command)',
-    commands: ['serve', 'import'],
-    flag: true,
-  },
-  port: { env: 'PORT', default: '8080', help: 'TCP port to listen on', commands: ['serve'] },
-  host: { env: 'HOST', default: '0.0.0.0', help: 'interface to listen on', commands: ['serve'] },
-  'public-base-url': {
-    env: 'PUBLIC_BASE_URL',
-    default: '',
-    help: 'absolute base URL used in links, e.g. https://api.example.org; set it behind a proxy',
-    commands: ['serve'],
-  },
-  'trust-proxy': {
-    env: 'TRUST_PROXY',
-    default: 'false',
-    help: 'proxies whose X-Forwarded-* headers are believed: how many are in front (e.g. 1; the nearest on a private network), or their addresses/CIDRs, comma-separated',
-    commands: ['serve'],
-  },
-  'metrics-port': {
-    env: 'METRICS_PORT',
-    default: '',
-    help: 'serve /metrics on this port (on --metrics-host) instead of the main one; set it in production',
-    commands: ['serve'],
-  },
-  'metrics-host': { env: 'METRICS_HOST', default: '127.0.0.1', help: 'interface of the metrics port: loopback or a private one', commands: ['serve'] },
-  description: {
-    env: 'API_DESCRIPTION',
-    default: '',
-    help: 'the root object\'s description: what this feed is, in a sentence or two',
-    commands: ['serve'],
-  },
-  'data-guide': { env: 'DATA_GUIDE', default: '', help: 'URL of a page explaining this dataset to people (the root\'s data_guide)', commands: ['serve'] },
-  'publisher-name': { env: 'PUBLISHER_NAME', default: '', help: 'who publishes this feed (the root\'s publisher.name)', commands: ['serve'] },
-  'publisher-identifier': {
-    env: 'PUBLISHER_IDENTIFIER',
-    default: '',
-    help: 'the publisher\'s org-id.guide identifier, e.g. US-EIN-530196605',
-    commands: ['serve'],
-  },
-  'publisher-email': { env: 'PUBLISHER_EMAIL', default: '', help: 'where to send feedback about the data', commands: ['serve'] },
-  'publisher-website': { env: 'PUBLISHER_WEBSITE', default: '', help: 'URL where feedback about the data can be given', commands: ['serve'] },
-  'publisher-additional-websites': {
-    env: 'PUBLISHER_ADDITIONAL_WEBSITES',
-    default: '',
-    help: 'more URLs to reach the publisher, comma-separated',
-    commands: ['serve'],
-  },
-  'log-level': {
-    env: 'LOG_LEVEL',
-    default: 'info',
-    help: 'fatal, error, warn, info, debug, trace or silent',
-    commands: ['serve'],
-  },
-  'cache-max-age': {
-    env: 'CACHE_MAX_AGE',
-    default: '300',
-    help: 'seconds clients and edge caches may keep a response (Cache-Control max-age)',
-    commands: ['serve'],
-  },
-  'response-cache-size': {
-    env: 'RESPONSE_CACHE_SIZE',
-    default: '64',
-    help: 'MiB of finished responses kept in memory and sent again until the next publish (0 turns it off)',
-    commands: ['serve'],
-  },
-  'rate-limit': {
-    env: 'RATE_LIMIT',
-    default: '0',
-    help: 'requests per minute one client may send before getting 429s (0: no limit, as behind an edge cache)',
-    commands: ['serve'],
-  },
-  'max-exports': {
-    env: 'MAX_EXPORTS',
-    default: String(DEFAULT_MAX_EXPORTS),
-    help: 'exports (format=ndjson) streamed at once; more get a 503 with Retry-After',
-    commands: ['serve'],
-  },
-  'max-event-loop-delay': {
-    env: 'MAX_EVENT_LOOP_DELAY',
-    default: String(DEFAULT_MAX_EVENT_LOOP_DELAY_MS),
-    help: 'milliseconds of event-loop delay (mean over a second) past which requests other than health probes get a 503 (0: never shed)',
-    commands: ['serve'],
-  },
-  'shutdown-timeout': {
-    env: 'SHUTDOWN_TIMEOUT',
-    default: '10',
-    help: 'seconds responses under way may take to finish after SIGTERM/SIGINT before the process exits anyway (with code 1)',
-    commands: ['serve'],
-  },
-  'max-errors': { env: 'MAX_ERRORS', default: '50', help: 'stop after this many errors', commands: ['import', 'validate'] },
-  strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
-  progress: {
-    env: 'PROGRESS',
-    default: 'auto',
-    help: 'bar, lines, none, or auto (a bar on a terminal, else lines)',
-    commands: ['serve', 'import', 'validate'],
-  },
-} as const satisfies Record<string, OptionSpec>;
-
-type OptionName = keyof typeof CONFIG_OPTIONS;
+/** Reads the settings of config-options.ts, from flags and the environment, into each command's config. */
 
 export class ConfigError extends Error {}
 
