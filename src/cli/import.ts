@@ -39,6 +39,10 @@ function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
     write(`warning: ${count(summary.count)} × ${summary.kind}, e.g.`);
     for (const example of summary.examples) write(`  ${formatDiagnostic(example)}`);
   }
+  for (const summary of diagnostics.notes) {
+    write(`note: ${count(summary.count)} × ${summary.kind}, e.g.`);
+    for (const example of summary.examples) write(`  ${formatDiagnostic(example)}`);
+  }
 }
 
 function describeCounts(result: BuildResult): string {

@@ -65,11 +65,22 @@ export function formatDiagnostic(diagnostic: Diagnostic): string {
   return `${formatLocation(diagnostic)}: ${diagnostic.message}`;
 }
 
+function count(summaries: Map<string, WarningSummary>, kind: string, example: Diagnostic): void {
+  let summary = summaries.get(kind);
+  if (summary === undefined) {
+    summary = { kind, count: 0, examples: [] };
+    summaries.set(kind, summary);
+  }
+  summary.count++;
+  if (summary.examples.length < EXAMPLES_PER_WARNING) summary.examples.push(example);
+}
+
 export class Diagnostics {
   readonly maxErrors: number;
   readonly strict: boolean;
   readonly errors: Diagnostic[] = [];
   private readonly warningsByKind = new Map<string, WarningSummary>();
+  private readonly notesByKind = new Map<string, WarningSummary>();
 
   constructor(options: DiagnosticsOptions = {}) {
     this.maxErrors = options.maxErrors ?? 50;
@@ -89,13 +100,16 @@ export class Diagnostics {
       this.error(at, `${message} (a warning, fatal with --strict)`);
       return;
     }
-    let summary = this.warningsByKind.get(kind);
-    if (summary === undefined) {
-      summary = { kind, count: 0, examples: [] };
-      this.warningsByKind.set(kind, summary);
-    }
-    summary.count++;
-    if (summary.examples.length < EXAMPLES_PER_WARNING) summary.examples.push({ ...at, message });
+    count(this.warningsByKind, kind, { ...at, message });
+  }
+
+  /**
+   * Records something the import did on purpose, by a documented rule, that is no problem with the
+   * input (e.g. a value left out because it names a person): counted per kind for the summary, never
+   * an error, even with --strict.
+   */
+  note(kind: string, at: SourceLocation, message: string): void {
+    count(this.notesByKind, kind, { ...at, message });
   }
 
   get hasErrors(): boolean {
@@ -104,6 +118,10 @@ export class Diagnostics {
 
   get warnings(): WarningSummary[] {
     return [...this.warningsByKind.values()];
+  }
+
+  get notes(): WarningSummary[] {
+    return [...this.notesByKind.values()];
   }
 
   get warningCount(): number {
