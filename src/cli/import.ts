@@ -35,13 +35,14 @@ function totalBytes(files: readonly string[]): number {
 
 function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
   for (const error of diagnostics.errors) write(`error: ${formatDiagnostic(error)}`);
-  for (const summary of diagnostics.warnings) {
-    write(`warning: ${count(summary.count)} × ${summary.kind}, e.g.`);
-    for (const example of summary.examples) write(`  ${formatDiagnostic(example)}`);
+  if (diagnostics.uncheckedReferences > 0) {
+    write(`note: ${count(diagnostics.uncheckedReferences)} reference(s) to records not in the input are not listed one by one: the errors above are their likely cause; fix those first`);
   }
-  for (const summary of diagnostics.notes) {
-    write(`note: ${count(summary.count)} × ${summary.kind}, e.g.`);
-    for (const example of summary.examples) write(`  ${formatDiagnostic(example)}`);
+  for (const [label, summaries] of [['warning', diagnostics.warnings], ['note', diagnostics.notes]] as const) {
+    for (const summary of summaries) {
+      write(`${label}: ${count(summary.count)} × ${summary.kind}, e.g.`);
+      for (const example of summary.examples) write(`  ${formatDiagnostic(example)}`);
+    }
   }
 }
 

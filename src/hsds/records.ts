@@ -17,12 +17,26 @@ export interface TaxonomyRecord {
   version?: string;
 }
 
+/** The `taxonomy` of a term that belongs to no taxonomy of the dataset (HSDS allows it). */
+export const NO_TAXONOMY = '';
+
 export interface TaxonomyTermRecord {
+  /** The code of its taxonomy in the dataset, or NO_TAXONOMY. */
   taxonomy: string;
   code: string;
   name: string;
   description: string;
   parentCode?: string;
+  /**
+   * The parent's id as the source gives it, served when the parent is not in the input (HSDS
+   * declares no reference for it); without it, the id derived from `parentCode` is served.
+   */
+  parentId?: string;
+  /** The HSDS `taxonomy` field as the source gives it ('' when given empty); the taxonomy's code when undefined. */
+  taxonomyText?: string;
+  /** The `taxonomy_id` the source gives a term whose taxonomy is not in the input. */
+  taxonomyId?: string;
+  language?: string;
   termUri?: string;
   id?: string;
   at?: SourceLocation;
@@ -44,8 +58,10 @@ export interface TagRecord {
   code: string;
   /** The id of the HSDS attribute that carries this tag, when the source has one. */
   attributeId?: string;
-  /** The free-text label of that attribute. */
+  /** The free-text label, link_type and value of that attribute. */
   label?: string;
+  linkType?: string;
+  value?: string;
 }
 
 /** An HSDS `url` object: one of an organization's websites besides its main `website`. */
@@ -69,6 +85,7 @@ export interface OrganizationRecord {
   taxId?: string;
   yearIncorporated?: number;
   legalStatus?: string;
+  logo?: string;
   uri?: string;
   parentExternalId?: string;
   /** The source's name for the parent column, for messages (`parent_id` when not given). */
@@ -89,6 +106,12 @@ export interface IdentifierLink extends OrganizationIdentifierRecord {
   at?: SourceLocation;
 }
 
+/** One of an organization's websites given apart from it (an HSDS `url` row). */
+export interface UrlLink extends UrlRecord {
+  organization: string;
+  at?: SourceLocation;
+}
+
 type Stream<T> = AsyncIterable<T> | Iterable<T>;
 
 /** A whole dataset to publish. Organizations and links stream; taxonomies and terms are small. */
@@ -98,6 +121,7 @@ export interface DatasetInput {
   organizations: Stream<OrganizationRecord>;
   tags?: Stream<TagLink>;
   identifiers?: Stream<IdentifierLink>;
+  urls?: Stream<UrlLink>;
   /** Tags implied by a tag (e.g. the NTEE → Open Eligibility crosswalk), added to every organization carrying it. */
   impliedTags?: (tag: TagRecord) => readonly TagRecord[];
 }

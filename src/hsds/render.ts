@@ -1,4 +1,4 @@
-import { attributeId, organizationId, organizationIdentifierId, taxonomyId, taxonomyTermId, urlId } from './ids.ts';
+import { attributeId, isUuid, organizationId, organizationIdentifierId, taxonomyId, taxonomyTermId, urlId } from './ids.ts';
 import type { OrganizationRecord, TaxonomyRecord, TaxonomyTermRecord } from './records.ts';
 
 /**
@@ -27,7 +27,8 @@ export interface RenderedTerm {
   id: string;
   code: string;
   name: string;
-  taxonomy: RenderedTaxonomy;
+  /** Its taxonomy in the dataset; undefined for a term of no taxonomy of the dataset. */
+  taxonomy: RenderedTaxonomy | undefined;
   object: Json;
 }
 
@@ -45,18 +46,28 @@ export function renderTaxonomy(record: TaxonomyRecord): RenderedTaxonomy {
 
 export const termIdOf = (record: TaxonomyTermRecord): string => record.id ?? taxonomyTermId(record.taxonomy, record.code);
 
-/** @param parentId the parent term's HSDS id, if it has a parent */
-export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonomy, parentId: string | undefined): RenderedTerm {
+/** An id a source gives for something not in the input: a UUID as given, otherwise the id derived from it. */
+const givenId = (value: string, derive: (value: string) => string): string => (isUuid(value) ? value.toLowerCase() : derive(value));
+
+/**
+ * @param parentId the parent term's HSDS id when the parent is in the dataset; when it is not, the
+ * id the record gives for it (or derives from its parent code) is served
+ */
+export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonomy | undefined, parentId: string | undefined): RenderedTerm {
   const id = termIdOf(record);
+  const missingParentId = record.parentCode === undefined ? undefined : (record.parentId ?? givenId(record.parentCode, (code) => taxonomyTermId(record.taxonomy, code)));
   const object = {
     id,
     code: record.code,
     name: record.name,
     description: record.description,
-    ...compact({ parent_id: parentId }),
-    taxonomy: taxonomy.code,
-    taxonomy_id: taxonomy.id,
-    ...compact({ term_uri: record.termUri }),
+    ...compact({
+      parent_id: parentId ?? missingParentId,
+      taxonomy: record.taxonomyText ?? taxonomy?.code,
+      language: record.language,
+      taxonomy_id: taxonomy?.id ?? (record.taxonomyId === undefined ? undefined : givenId(record.taxonomyId, taxonomyId)),
+      term_uri: record.termUri,
+    }),
   };
   return { id, code: record.code, name: record.name, taxonomy, object };
 }
@@ -67,7 +78,7 @@ export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonom
  */
 export function renderServedTerm(term: RenderedTerm, childrenCount: number): { listJson: string; detailJson: string } {
   const object = { ...term.object, children_count: childrenCount };
-  return { listJson: JSON.stringify(object), detailJson: JSON.stringify({ ...object, taxonomy_detail: term.taxonomy.object }) };
+  return { listJson: JSON.stringify(object), detailJson: JSON.stringify({ ...object, ...compact({ taxonomy_detail: term.taxonomy?.object }) }) };
 }
 
 /** Adds `last_modified` as the last key of a rendered organization (list or full form). */
@@ -83,6 +94,8 @@ export interface ResolvedTag {
   term: RenderedTerm;
   attributeId?: string;
   label?: string;
+  linkType?: string;
+  value?: string;
 }
 
 /**
@@ -103,13 +116,13 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
       tax_id: record.taxId,
       year_incorporated: record.yearIncorporated,
       legal_status: record.legalStatus,
+      logo: record.logo,
       uri: record.uri,
       parent_organization_id: parentId,
     }),
     external_identifier: record.externalId,
     classifications: tags.map(({ term }) => ({
-      taxonomy: term.taxonomy.code,
-      taxonomy_id: term.taxonomy.id,
+      ...compact({ taxonomy: term.taxonomy?.code, taxonomy_id: term.taxonomy?.id }),
       taxonomy_term_id: term.id,
       code: term.code,
       name: term.name,
@@ -127,13 +140,14 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
         organization_id: id,
       })),
     }),
-    attributes: tags.map(({ term, attributeId: givenId, label }) => ({
-      id: givenId ?? attributeId(record.externalId, term.taxonomy.code, term.code),
+    attributes: tags.map((tag) => ({
+      id: tag.attributeId ?? attributeId(record.externalId, tag.term.taxonomy?.code ?? '', tag.term.code),
       link_id: id,
       link_entity: 'organization',
-      taxonomy_term_id: term.id,
-      taxonomy_term: term.object,
-      ...compact({ label }),
+      taxonomy_term_id: tag.term.id,
+      ...compact({ link_type: tag.linkType, value: tag.value }),
+      taxonomy_term: tag.term.object,
+      ...compact({ label: tag.label }),
     })),
     organization_identifiers: record.identifiers.map((identifier) => ({
       id: identifier.id ?? organizationIdentifierId(record.externalId, identifier.scheme ?? '', identifier.identifier),

@@ -5,7 +5,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { isUuid, organizationId } from '../hsds/ids.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
-import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord } from '../hsds/records.ts';
+import { NO_TAXONOMY } from '../hsds/records.ts';
+import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
 import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_WORD_COUNTS, OPTIMIZE_TEXT_INDEXES, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
@@ -128,7 +129,10 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   return { version, publishedAt, organizations: published, ...counts };
 }
 
-/** Taxonomies and terms in served order, with their search text; returns their positions. */
+/**
+ * Taxonomies and terms in served order, with their search text; returns their positions. Terms of no
+ * taxonomy of the dataset come last, under taxonomy position 0.
+ */
 function writeVocabulary(
   db: DatabaseSync,
   taxonomies: readonly RenderedTaxonomy[],
@@ -143,13 +147,25 @@ function writeVocabulary(
   const termPositions = new Map<string, number>();
   const taxonomyPositions = new Map<string, number>();
   const childrenCounts = new Map<string, number>();
-  for (const taxonomy of taxonomies) {
-    for (const term of termsByTaxonomy.get(taxonomy.code)!) {
+  for (const code of [...taxonomies.map((taxonomy) => taxonomy.code), NO_TAXONOMY]) {
+    for (const term of termsByTaxonomy.get(code)!) {
       termPositions.set(term.id, termPositions.size + 1);
       const parentId = term.object.parent_id as string | undefined;
       if (parentId !== undefined) childrenCounts.set(parentId, (childrenCounts.get(parentId) ?? 0) + 1);
     }
   }
+  const writeTerms = (terms: readonly RenderedTerm[], taxonomyPosition: number) => {
+    terms.forEach((term, termIndex) => {
+      const served = renderServedTerm(term, childrenCounts.get(term.id) ?? 0);
+      hash.update(served.detailJson).update('\n');
+      const position = termPositions.get(term.id)!;
+      const parentId = term.object.parent_id as string | undefined;
+      // A parent that is not in the input has no position.
+      const parentPosition = parentId === undefined ? null : (termPositions.get(parentId) ?? null);
+      insertTerm.run(position, term.id, term.code, taxonomyPosition, termIndex + 1, parentPosition, served.listJson, served.detailJson);
+      searchIndex.write('taxonomy_terms', position, [term.code, term.name], term.object.description as string);
+    });
+  };
   taxonomies.forEach((taxonomy, index) => {
     const terms = termsByTaxonomy.get(taxonomy.code)!;
     const json = JSON.stringify(taxonomy.object);
@@ -157,25 +173,20 @@ function writeVocabulary(
     taxonomyPositions.set(taxonomy.code, index + 1);
     insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json);
     searchIndex.write('taxonomies', index + 1, [taxonomy.code, taxonomy.object.name as string], taxonomy.object.description as string);
-    terms.forEach((term, termIndex) => {
-      const served = renderServedTerm(term, childrenCounts.get(term.id) ?? 0);
-      hash.update(served.detailJson).update('\n');
-      const position = termPositions.get(term.id)!;
-      const parentId = term.object.parent_id as string | undefined;
-      const parentPosition = parentId === undefined ? null : termPositions.get(parentId)!;
-      insertTerm.run(position, term.id, term.code, index + 1, termIndex + 1, parentPosition, served.listJson, served.detailJson);
-      searchIndex.write('taxonomy_terms', position, [term.code, term.name], term.object.description as string);
-    });
+    writeTerms(terms, index + 1);
   });
+  writeTerms(termsByTaxonomy.get(NO_TAXONOMY)!, 0);
   return { termPositions, taxonomyPositions };
 }
 
 const locationText = (at: SourceLocation | undefined): string | null => (at === undefined ? null : JSON.stringify(at));
 const locationOf = (text: string | null): SourceLocation => (text === null ? { file: '(input)' } : (JSON.parse(text) as SourceLocation));
 
-function checkTag(tag: TagRecord, at: SourceLocation | undefined, termByKey: ReadonlyMap<string, RenderedTerm>, diagnostics: Diagnostics): boolean {
+/** A tag naming a term that is not in the input is left out, with a warning. */
+function knownTerm(tag: TagRecord, at: SourceLocation | undefined, termByKey: ReadonlyMap<string, RenderedTerm>, diagnostics: Diagnostics): boolean {
   if (termByKey.has(termKey(tag.taxonomy, tag.code))) return true;
-  diagnostics.error({ file: '(input)', ...at }, `tag ${tag.taxonomy}:${tag.code} names no known taxonomy term`);
+  // The location names the organization's column; the message says which term.
+  diagnostics.danglingReference('tag naming a term not in the input', { file: '(input)', ...at, field: undefined }, `tag ${tag.taxonomy}:${tag.code} names no term of the input; left out`);
   return false;
 }
 
@@ -194,7 +205,7 @@ async function stageOrganizations(
   const uuidIds = new Map<string, SourceLocation | undefined>();
   for await (const organization of input.organizations) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
-    if (!organization.tags.every((tag) => checkTag(tag, { file: '(input)', ...organization.at, field: 'tags' }, termByKey, diagnostics))) continue;
+    organization.tags = organization.tags.filter((tag) => knownTerm(tag, { file: '(input)', ...organization.at, field: 'tags' }, termByKey, diagnostics));
     const isPublished = organization.status === 'published';
     const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
     const key = stagingKey(organization.externalId);
@@ -214,18 +225,22 @@ async function stageOrganizations(
   }
   options.onProgress?.('read', read);
 
-  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, label, at) VALUES (?, ?, ?, ?, ?, ?)');
+  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, label, link_type, value, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   for await (const link of input.tags ?? []) {
-    if (!checkTag(link, link.at, termByKey, diagnostics)) continue;
-    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, link.attributeId ?? null, link.label ?? null, locationText(link.at));
+    if (!knownTerm(link, link.at, termByKey, diagnostics)) continue;
+    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, link.attributeId ?? null, link.label ?? null, link.linkType ?? null, link.value ?? null, locationText(link.at));
   }
   const stageIdentifier = db.prepare('INSERT INTO staging.identifiers (external_id, record, at) VALUES (?, ?, ?)');
   for await (const link of input.identifiers ?? []) {
     const record: OrganizationIdentifierRecord = { scheme: link.scheme, type: link.type, identifier: link.identifier, id: link.id };
     stageIdentifier.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at));
   }
-  db.exec('CREATE INDEX staging.tags_by_organization ON tags (external_id)');
-  db.exec('CREATE INDEX staging.identifiers_by_organization ON identifiers (external_id)');
+  const stageUrl = db.prepare('INSERT INTO staging.urls (external_id, record, at) VALUES (?, ?, ?)');
+  for await (const link of input.urls ?? []) {
+    const record: UrlRecord = { url: link.url, label: link.label, id: link.id };
+    stageUrl.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at));
+  }
+  for (const table of LINK_TABLES) db.exec(`CREATE INDEX staging.${table}_by_organization ON ${table} (external_id)`);
   checkIdCollisions(db, uuidIds, diagnostics);
   return { published, unpublished: read - published, withParent };
 }
@@ -249,14 +264,22 @@ function checkIdCollisions(db: DatabaseSync, uuidIds: ReadonlyMap<string, Source
   }
 }
 
-/** Links must name an organization of the dataset (published or not); a parent that is missing is only dropped. */
+/** Rows given apart from their organization, each in a staging table keyed by the organization's native id. */
+const LINK_TABLES = ['tags', 'identifiers', 'urls'] as const;
+
+const LINK_NOUNS: Record<(typeof LINK_TABLES)[number], string> = { tags: 'tag', identifiers: 'identifier', urls: 'website' };
+
+/**
+ * A link to an organization that is not in the input is left out (it has nowhere to be served); a
+ * parent that is not in the input is kept as given. Both are warnings, so that a package that refers
+ * to organizations published elsewhere still imports.
+ */
 function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
-  for (const table of ['tags', 'identifiers']) {
-    const orphans = db.prepare(
-      `SELECT l.external_id, l.at FROM staging.${table} l WHERE NOT EXISTS (SELECT 1 FROM staging.organizations o WHERE o.external_id = l.external_id) LIMIT ?`,
-    );
-    for (const row of orphans.iterate(diagnostics.maxErrors) as Iterable<{ external_id: string; at: string | null }>) {
-      diagnostics.error({ ...locationOf(row.at), field: 'organization_id' }, `names organization ${row.external_id}, which is not in the input`);
+  for (const table of LINK_TABLES) {
+    const orphans = db.prepare(`SELECT l.external_id, l.at FROM staging.${table} l WHERE NOT EXISTS (SELECT 1 FROM staging.organizations o WHERE o.external_id = l.external_id)`);
+    for (const row of orphans.iterate() as Iterable<{ external_id: string; at: string | null }>) {
+      const at = locationOf(row.at);
+      diagnostics.danglingReference(`${LINK_NOUNS[table]} of an organization not in the input`, at, `names organization ${row.external_id}, which is not in the input; left out`);
     }
   }
   const missingParents = db.prepare(
@@ -264,7 +287,7 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
   );
   for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
     const { at, parentField } = JSON.parse(row.record) as OrganizationRecord;
-    diagnostics.warning('parent organization not in the input', { file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; left out`);
+    diagnostics.danglingReference('parent organization not in the input', { file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; served as given`);
   }
 }
 

@@ -104,6 +104,19 @@ export class Diagnostics {
   }
 
   /**
+   * Records a reference to something that is not in the input (a warning of `kind`). When errors
+   * were found already, it is only counted (see uncheckedReferences): a file or column that failed
+   * leaves every reference into it dangling, and one cause deserves one message.
+   */
+  danglingReference(kind: string, at: SourceLocation, message: string): void {
+    if (this.hasErrors) this.uncheckedReferences++;
+    else this.warning(kind, at, message);
+  }
+
+  /** References to records not in the input that were not reported one by one, because of errors found before. */
+  uncheckedReferences = 0;
+
+  /**
    * Records something the import did on purpose, by a documented rule, that is no problem with the
    * input (e.g. a value left out because it names a person): counted per kind for the summary, never
    * an error, even with --strict.

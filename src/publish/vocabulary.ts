@@ -1,5 +1,6 @@
 import { renderTaxonomy, renderTerm, termIdOf } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
+import { NO_TAXONOMY } from '../hsds/records.ts';
 import type { TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 import type { Diagnostics, SourceLocation } from './diagnostics.ts';
 
@@ -8,7 +9,7 @@ export const termKey = (taxonomy: string, code: string): string => `${taxonomy}\
 export interface RenderedVocabulary {
   /** In list order (by code). */
   taxonomies: RenderedTaxonomy[];
-  /** Terms of each taxonomy code, in source order. */
+  /** Terms of each taxonomy code, in source order; those of no taxonomy of the dataset under NO_TAXONOMY, last. */
   termsByTaxonomy: Map<string, RenderedTerm[]>;
   termByKey: Map<string, RenderedTerm>;
 }
@@ -17,14 +18,16 @@ const where = (record: { at?: SourceLocation }, field?: string): SourceLocation 
 
 const describe = (at: SourceLocation | undefined): string => (at === undefined ? '' : ` (first at ${at.file}${at.line === undefined ? '' : `:${at.line}`})`);
 
-/** Terms whose parent chain is broken (missing parent or a cycle) are reported and left out. */
+const describeTerm = (term: TaxonomyTermRecord): string => (term.taxonomy === NO_TAXONOMY ? term.code : `${term.taxonomy}:${term.code}`);
+
+/** Terms in a parent cycle are reported and left out, and so are repeats of a term. */
 function checkTermTree(terms: readonly TaxonomyTermRecord[], diagnostics: Diagnostics): TaxonomyTermRecord[] {
   const byKey = new Map<string, TaxonomyTermRecord>();
   for (const term of terms) {
     const key = termKey(term.taxonomy, term.code);
     const first = byKey.get(key);
     if (first !== undefined) {
-      diagnostics.error(where(term, 'code'), `taxonomy term ${term.taxonomy}:${term.code} is defined twice${describe(first.at)}`);
+      diagnostics.error(where(term, 'code'), `taxonomy term ${describeTerm(term)} is defined twice${describe(first.at)}`);
       continue;
     }
     byKey.set(key, term);
@@ -34,15 +37,15 @@ function checkTermTree(terms: readonly TaxonomyTermRecord[], diagnostics: Diagno
     const seen = new Set<TaxonomyTermRecord>([term]);
     for (let current: TaxonomyTermRecord = term; current.parentCode !== undefined; ) {
       const parent = byKey.get(termKey(current.taxonomy, current.parentCode));
+      // A parent that is not in the input is served as given (see renderTerm): the chain ends there.
       if (parent === undefined) {
         if (current === term) {
-          diagnostics.error(where(term, term.parentField ?? 'parent_code'), `taxonomy term ${term.taxonomy}:${term.code} names parent ${term.parentCode}, which does not exist`);
+          diagnostics.danglingReference('term whose parent is not in the input', where(term, term.parentField ?? 'parent_code'), `taxonomy term ${describeTerm(term)} names parent ${term.parentId ?? term.parentCode}, which is not in the input; served as given`);
         }
-        broken.add(term);
         break;
       }
       if (seen.has(parent)) {
-        diagnostics.error(where(term, term.parentField ?? 'parent_code'), `taxonomy term ${term.taxonomy}:${term.code} is in a parent cycle`);
+        diagnostics.error(where(term, term.parentField ?? 'parent_code'), `taxonomy term ${describeTerm(term)} is in a parent cycle`);
         broken.add(term);
         break;
       }
@@ -73,17 +76,18 @@ export function renderVocabulary(
     byCode.set(taxonomy.code, renderTaxonomy(taxonomy));
   }
   const known = termRecords.filter((term) => {
-    if (byCode.has(term.taxonomy)) return true;
+    if (term.taxonomy === NO_TAXONOMY || byCode.has(term.taxonomy)) return true;
     diagnostics.error(where(term, 'taxonomy'), `taxonomy term ${term.code} names taxonomy ${term.taxonomy}, which does not exist`);
     return false;
   });
   const checked = checkTermTree(known, diagnostics);
   const idByKey = new Map(checked.map((term) => [termKey(term.taxonomy, term.code), termIdOf(term)]));
-  const termsByTaxonomy = new Map<string, RenderedTerm[]>([...byCode.keys()].map((code) => [code, []]));
+  // Terms of no taxonomy of the dataset come last.
+  const termsByTaxonomy = new Map<string, RenderedTerm[]>([...byCode.keys(), NO_TAXONOMY].map((code) => [code, []]));
   const termByKey = new Map<string, RenderedTerm>();
   for (const term of checked) {
     const parentId = term.parentCode === undefined ? undefined : idByKey.get(termKey(term.taxonomy, term.parentCode));
-    const rendered = renderTerm(term, byCode.get(term.taxonomy)!, parentId);
+    const rendered = renderTerm(term, byCode.get(term.taxonomy), parentId);
     termsByTaxonomy.get(term.taxonomy)!.push(rendered);
     termByKey.set(termKey(term.taxonomy, term.code), rendered);
   }

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { organizationId } from '../hsds/ids.ts';
 import { renderOrganization, withLastModified } from '../hsds/render.ts';
 import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
@@ -32,43 +32,54 @@ const PROGRESS_EVERY = 10_000;
  * of terms and taxonomies (for filtered lists), and returns how many were written.
  */
 export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): number {
-  const isPublished = db.prepare('SELECT 1 FROM staging.organizations WHERE external_id = ? AND published = 1');
+  const parentState = db.prepare('SELECT published FROM staging.organizations WHERE external_id = ?');
   const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at) VALUES (?, ?, ?, ?, ?)');
   const insertItem = db.prepare('INSERT INTO organization_items (position, json) VALUES (?, ?)');
   const insertDocument = db.prepare('INSERT INTO organization_documents (position, json) VALUES (?, ?)');
   const termMembers = new MemberLists();
   const taxonomyMembers = new MemberLists();
-  // Links are gathered per organization first; both tables are keyed by native id, as organizations
-  // are, so the join below reads all three in step and only the final sort is by name. This keeps
+  // Links are gathered per organization first; these tables are keyed by native id, as organizations
+  // are, so the join below reads them all in step and only the final sort is by name. This keeps
   // every read sequential, whatever the size of the input.
   db.exec(`
     CREATE TABLE staging.tag_lists (external_id TEXT PRIMARY KEY, tags TEXT NOT NULL) WITHOUT ROWID;
     INSERT INTO staging.tag_lists
-      SELECT external_id, json_group_array(json_array(taxonomy, code, attribute_id, label) ORDER BY rowid) FROM staging.tags GROUP BY external_id;
+      SELECT external_id, json_group_array(json_array(taxonomy, code, attribute_id, label, link_type, value) ORDER BY rowid) FROM staging.tags GROUP BY external_id;
     CREATE TABLE staging.identifier_lists (external_id TEXT PRIMARY KEY, identifiers TEXT NOT NULL) WITHOUT ROWID;
     INSERT INTO staging.identifier_lists
       SELECT external_id, json_group_array(json(record) ORDER BY rowid) FROM staging.identifiers GROUP BY external_id;
+    CREATE TABLE staging.url_lists (external_id TEXT PRIMARY KEY, urls TEXT NOT NULL) WITHOUT ROWID;
+    INSERT INTO staging.url_lists
+      SELECT external_id, json_group_array(json(record) ORDER BY rowid) FROM staging.urls GROUP BY external_id;
   `);
   const inServedOrder = db.prepare(`
-    SELECT o.record, t.tags, i.identifiers FROM staging.organizations o
+    SELECT o.record, t.tags, i.identifiers, u.urls FROM staging.organizations o
       LEFT JOIN staging.tag_lists t ON t.external_id = o.external_id
       LEFT JOIN staging.identifier_lists i ON i.external_id = o.external_id
+      LEFT JOIN staging.url_lists u ON u.external_id = o.external_id
     WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
   let position = 0;
-  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string | null; identifiers: string | null }>) {
+  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string | null; identifiers: string | null; urls: string | null }>) {
     const organization = JSON.parse(row.record) as OrganizationRecord;
-    const linkedTags = (row.tags === null ? [] : (JSON.parse(row.tags) as [string, string, string | null, string | null][]).map(
-      ([taxonomy, code, attributeId, label]): TagRecord => ({ taxonomy, code, attributeId: attributeId ?? undefined, label: label ?? undefined }),
-    ));
+    const linkedTags = row.tags === null ? [] : (JSON.parse(row.tags) as (string | null)[][]).map(
+      ([taxonomy, code, attributeId, label, linkType, value]): TagRecord => ({
+        taxonomy: taxonomy!,
+        code: code!,
+        attributeId: attributeId ?? undefined,
+        label: label ?? undefined,
+        linkType: linkType ?? undefined,
+        value: value ?? undefined,
+      }),
+    );
     const linkedIdentifiers = row.identifiers === null ? [] : (JSON.parse(row.identifiers) as OrganizationIdentifierRecord[]);
+    const linkedUrls = row.urls === null ? [] : (JSON.parse(row.urls) as UrlRecord[]);
     const record = {
       ...organization,
-      additionalWebsites: uniqueUrls(organization.additionalWebsites ?? []),
+      additionalWebsites: uniqueUrls([...(organization.additionalWebsites ?? []), ...linkedUrls]),
       identifiers: uniqueIdentifiers([...organization.identifiers, ...linkedIdentifiers]),
     };
     const tags = resolveTags([...organization.tags, ...linkedTags], writer.termByKey, writer.input.impliedTags);
-    const parent = organization.parentExternalId;
-    const parentId = parent !== undefined && isPublished.get(stagingKey(parent)) !== undefined ? organizationId(parent) : undefined;
+    const parentId = servedParentId(organization.parentExternalId, parentState);
     const rendered = renderOrganization(record, tags, parentId);
     const contentHash = hash('sha1', rendered.detailJson, 'base64');
     const modifiedAt = writer.previous.unchangedSince(organization.externalId, contentHash) ?? writer.publishedAt;
@@ -81,7 +92,7 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     const taxonomies = new Set<string>();
     for (const { term } of tags) {
       termMembers.add(writer.termPositions.get(term.id)!, position);
-      taxonomies.add(term.taxonomy.code);
+      if (term.taxonomy !== undefined) taxonomies.add(term.taxonomy.code);
     }
     for (const code of taxonomies) taxonomyMembers.add(writer.taxonomyPositions.get(code)!, position);
     if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
@@ -90,6 +101,16 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   termMembers.write(db, 'INSERT INTO organization_terms (term_position, position_in_term, organization_position) VALUES (?, ?, ?)');
   taxonomyMembers.write(db, 'INSERT INTO organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position) VALUES (?, ?, ?)');
   return position;
+}
+
+/**
+ * A parent in the input is named only when it is published; one that is not in the input is named as
+ * given (HSDS declares no reference for it), so a publisher's link to an organization kept elsewhere survives.
+ */
+function servedParentId(parent: string | undefined, parentState: StatementSync): string | undefined {
+  if (parent === undefined) return undefined;
+  const state = parentState.get(stagingKey(parent)) as { published: number } | undefined;
+  return state === undefined || state.published === 1 ? organizationId(parent) : undefined;
 }
 
 /**
@@ -139,10 +160,13 @@ function resolveTags(
     const key = termKey(tag.taxonomy, tag.code);
     const first = resolved.get(key);
     if (first === undefined) {
-      resolved.set(key, { term: termByKey.get(key)!, attributeId: tag.attributeId, label: tag.label });
+      const { attributeId, label, linkType, value } = tag;
+      resolved.set(key, { term: termByKey.get(key)!, attributeId, label, linkType, value });
     } else {
       first.attributeId ??= tag.attributeId;
       first.label ??= tag.label;
+      first.linkType ??= tag.linkType;
+      first.value ??= tag.value;
     }
   };
   tags.forEach(add);

@@ -65,7 +65,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       taxonomy: this.db.prepare('SELECT json FROM taxonomies WHERE id = ?'),
       taxonomyTerm: this.db.prepare('SELECT detail_json AS json FROM taxonomy_terms WHERE id = ?'),
     };
-    const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t JOIN taxonomies x ON x.position = t.taxonomy_position';
+    const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t LEFT JOIN taxonomies x ON x.position = t.taxonomy_position';
     const termById = this.db.prepare(`${termRef} WHERE t.id = ?`);
     const termByCode = this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`);
     const termByCodeAnyCase = this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND lower(t.code) = lower(?) ORDER BY t.position LIMIT 1`);

@@ -32,7 +32,8 @@ export interface DatasetInfo {
 
 export interface TaxonomyTermRef {
   id: string;
-  taxonomyId: string;
+  /** Null for a term of no taxonomy of the dataset. */
+  taxonomyId: string | null;
 }
 
 /**

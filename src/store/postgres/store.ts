@@ -73,7 +73,7 @@ class PostgresBackend implements ListingBackend<unknown> {
       taxonomyTerm: `SELECT detail_json AS json FROM ${this.table('taxonomy_terms')} WHERE id = ?`,
     };
     const termRef = `SELECT t.id, x.id AS "taxonomyId", t.position, t.taxonomy_position FROM ${this.table('taxonomy_terms')} t
-      JOIN ${this.table('taxonomies')} x ON x.position = t.taxonomy_position`;
+      LEFT JOIN ${this.table('taxonomies')} x ON x.position = t.taxonomy_position`;
     const one = async (sql: string, params: unknown[]) => (await this.runner.rows<TermRow>(sql, params))[0];
     this.terms = {
       byId: (id) => one(`${termRef} WHERE t.id = ?`, [id]),
