@@ -32,6 +32,9 @@ const toNfc = (text: string): string => (NON_ASCII.test(text) ? text.normalize('
 // The shape validators check for `format: email` (a local part, @, a dotted domain), without spaces.
 const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
 
+/** A host name with a dot and a top-level domain of letters, then optionally a port and a path. */
+const HOST_FIRST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d{1,5})?(?:[/?#]\S*)?$/i;
+
 /**
  * Reads the fields of one source row, reporting each problem at its file, line and field.
  * `valid` turns false on any error, so the caller can skip the row (reading goes on).
@@ -50,6 +53,11 @@ export class RowFields {
 
   get line(): number {
     return this.row.line;
+  }
+
+  /** True when the file has this column. */
+  has(column: string): boolean {
+    return column in this.row.fields;
   }
 
   at(field?: string) {
@@ -110,6 +118,19 @@ export class RowFields {
     if (URL.canParse(value) && /^https?:\/\/[^\s]+$/i.test(value) && new URL(value).hostname !== '') return value;
     this.warning('invalid URL dropped', column, `"${value}" is not an absolute http(s) URL; left out`);
     return undefined;
+  }
+
+  /**
+   * A website: an absolute http(s) URL, or a host name written without a scheme (`www.example.org`,
+   * `example.org/about`, as HSDS 1.x data often has it), which is served with `http://` in front and
+   * counted in a warning. Anything else is dropped with a warning.
+   */
+  website(column: string): string | undefined {
+    const value = this.optional(column, 'url');
+    if (value === undefined) return undefined;
+    if (!HOST_FIRST.test(value) || !URL.canParse(`http://${value}`)) return this.url(column);
+    this.warning('website without http(s)://, served with http://', column, `"${value}" was served as "http://${value}"`);
+    return `http://${value}`;
   }
 
   /** A year of four digits. */

@@ -18,7 +18,7 @@ const where = (record: { at?: SourceLocation }, field?: string): SourceLocation 
 
 const describe = (at: SourceLocation | undefined): string => (at === undefined ? '' : ` (first at ${at.file}${at.line === undefined ? '' : `:${at.line}`})`);
 
-const describeTerm = (term: TaxonomyTermRecord): string => (term.taxonomy === NO_TAXONOMY ? term.code : `${term.taxonomy}:${term.code}`);
+const describeTerm = (term: TaxonomyTermRecord): string => (term.taxonomy === NO_TAXONOMY ? `"${term.code}"` : `${term.taxonomy}:${term.code}`);
 
 /** Terms in a parent cycle are reported and left out, and so are repeats of a term. */
 function checkTermTree(terms: readonly TaxonomyTermRecord[], diagnostics: Diagnostics): TaxonomyTermRecord[] {

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { organizationId } from '../../src/hsds/ids.ts';
 import { Diagnostics, escapeControlCharacters } from '../../src/publish/diagnostics.ts';
 import { resolveSources } from '../../src/publish/sources/resolve.ts';
-import { MAX_DESCRIPTOR_BYTES } from '../../src/publish/sources/hsds-datapackage.ts';
+import { MAX_DESCRIPTOR_BYTES } from '../../src/publish/sources/hsds-package-layout.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
 import type { ImportRun } from '../helpers/imports.ts';

@@ -42,6 +42,7 @@ export async function combineSources(sources: readonly Source[], context: ReadCo
     organizations: chain(sources, (source) => source.organizations?.(context, vocabulary)),
     tags: chain(sources, (source) => source.tags?.(context)),
     identifiers: chain(sources, (source) => source.identifiers?.(context)),
+    urls: chain(sources, (source) => source.urls?.(context)),
     impliedTags: implications.length === 0 ? undefined : (tag) => implications.flatMap((implied) => implied(tag)),
   };
 }

@@ -1,28 +1,26 @@
-import { closeSync, fstatSync, readFileSync } from 'node:fs';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename } from 'node:path';
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
-import { organizationDetails } from './native.ts';
-import { checkSourceFile, describeFileError, sourceRoot } from '../source-paths.ts';
-import type { SourceRoot } from '../source-paths.ts';
-import { InputError, openSourceFile } from '../text-input.ts';
+import { packageLayout } from './hsds-package-layout.ts';
+import type { HsdsTable } from './hsds-package-layout.ts';
 import type { Columns } from '../csv.ts';
-import type { Diagnostic, Diagnostics } from '../diagnostics.ts';
+import type { Diagnostics } from '../diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
 import { isUuid } from '../../hsds/ids.ts';
-import type { IdentifierLink, OrganizationRecord, TagLink, TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import { NO_TAXONOMY } from '../../hsds/records.ts';
+import type { IdentifierLink, OrganizationRecord, TagLink, TaxonomyRecord, TaxonomyTermRecord, UrlLink } from '../../hsds/records.ts';
 
 /**
- * HSDS 3.0 tabular data (a folder of CSV files named after HSDS tables, optionally with a
- * `datapackage.json`). Only the tables this API serves are read; the other HSDS tables are ignored.
- * Each table's columns are those of its HSDS schema, so no HSDS column draws an "unknown column" warning.
+ * HSDS tabular packages, 1.0 to 3.2 (see docs/data-format.md): a folder of CSV files named after HSDS
+ * tables, optionally with a `datapackage.json`. Only the tables this API serves are read, and the
+ * service tables that link tags to organizations; any other file is named in a warning. Each table's
+ * columns are those of its HSDS schemas, so no HSDS column draws an "unknown column" warning.
+ *
+ * A reference HSDS declares no foreign key for, or one to a row not in the package, is a warning,
+ * never a refusal: the package may refer to records published elsewhere. What happens to each is
+ * documented beside the reference below.
  */
 export const HSDS_COLUMNS = {
-  taxonomies: { required: ['id', 'name'], optional: ['description', 'uri', 'version'] },
-  taxonomy_terms: {
-    required: ['id', 'name', 'taxonomy_id'],
-    optional: ['code', 'description', 'parent_id', 'taxonomy', 'language', 'term_uri'],
-  },
   organizations: {
     required: ['id', 'name'],
     optional: [
@@ -30,6 +28,8 @@ export const HSDS_COLUMNS = {
       'description',
       'email',
       'website',
+      // 1.x and 2.0 call the website `url`.
+      'url',
       'tax_status',
       'tax_id',
       'year_incorporated',
@@ -39,19 +39,19 @@ export const HSDS_COLUMNS = {
       'parent_organization_id',
     ],
   },
-  attributes: {
-    required: ['id', 'link_id', 'taxonomy_term_id', 'link_entity'],
-    optional: ['link_type', 'value'],
-  },
-  organization_identifiers: {
-    required: ['id', 'organization_id', 'identifier_type', 'identifier'],
-    optional: ['identifier_scheme'],
-  },
-} as const satisfies Record<string, Columns>;
-
-export type HsdsResource = keyof typeof HSDS_COLUMNS;
-
-const RESOURCES = Object.keys(HSDS_COLUMNS) as HsdsResource[];
+  taxonomies: { required: ['id', 'name'], optional: ['description', 'uri', 'version'] },
+  // 2.0 calls the name `term`; either is checked per file.
+  taxonomy_terms: { required: ['id'], optional: ['code', 'name', 'term', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'] },
+  taxonomy_v1: { required: ['id', 'name'], optional: ['parent_id', 'parent_name', 'vocabulary', 'taxonomy_facet'] },
+  attributes: { required: ['id', 'link_id', 'taxonomy_term_id', 'link_entity'], optional: ['link_type', 'value', 'label'] },
+  organization_identifiers: { required: ['id', 'organization_id', 'identifier_type', 'identifier'], optional: ['identifier_scheme'] },
+  urls: { required: ['id', 'url'], optional: ['label', 'organization_id', 'service_id'] },
+  // Only the link to the organization is read; the other columns of a service are not looked at.
+  services: { required: ['id', 'organization_id'] },
+  services_taxonomy: { required: ['service_id', 'taxonomy_id'], optional: ['id', 'taxonomy_detail'] },
+  service_attributes: { required: ['service_id', 'taxonomy_term_id'], optional: ['id'] },
+  other_attributes: { required: ['link_id', 'link_type', 'taxonomy_term_id'], optional: ['id'] },
+} as const satisfies Record<HsdsTable, Columns>;
 
 /** An HSDS id as matched and served: a UUID in lower case, anything else as given. */
 const canonicalId = (value: string): string => (isUuid(value) ? value.toLowerCase() : value);
@@ -59,95 +59,14 @@ const canonicalId = (value: string): string => (isUuid(value) ? value.toLowerCas
 /** The id to serve: only a UUID is kept (the API looks things up by UUID); otherwise the build derives one. */
 const servedId = (value: string): string | undefined => (isUuid(value) ? value.toLowerCase() : undefined);
 
-interface Layout {
-  /** The file of each resource. */
-  files: Record<HsdsResource, string>;
-  /** The resource files that are there (each checked to be a regular file inside the folder). */
-  present: string[];
-  /** Problems with datapackage.json or the files it names, reported on the first read; when any, nothing is read. */
-  problems: Diagnostic[];
-}
-
-/** A datapackage.json describes the tables; their rows are in the files it names, so none needs to be larger. */
-export const MAX_DESCRIPTOR_BYTES = 10 * 1024 * 1024;
-
-/** The text of datapackage.json, or undefined when there is none (problems go to `problems`). */
-function readDescriptor(file: string, root: SourceRoot, problems: Diagnostic[]): string | undefined {
-  const checked = checkSourceFile(file, root);
-  if (checked.problem !== undefined) {
-    if (!checked.missing) problems.push({ file, message: checked.problem });
-    return undefined;
-  }
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSourceFile(file);
-    const { size } = fstatSync(descriptor);
-    if (size <= MAX_DESCRIPTOR_BYTES) return readFileSync(descriptor, 'utf8');
-    problems.push({ file, message: `is ${size.toLocaleString('en-US')} bytes; the limit for a datapackage.json is ${MAX_DESCRIPTOR_BYTES / 1024 / 1024} MiB (it describes the tables; their rows belong in the CSV files)` });
-  } catch (error) {
-    problems.push({ file, message: error instanceof InputError ? error.message : describeFileError(error) });
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
-  }
-  return undefined;
-}
-
-/** Puts in `files` the path datapackage.json gives each resource, if there is a datapackage.json. */
-function describedFiles(directory: string, root: SourceRoot, files: Record<HsdsResource, string>, problems: Diagnostic[]): void {
-  const file = join(directory, 'datapackage.json');
-  const text = readDescriptor(file, root, problems);
-  if (text === undefined) return;
-  let descriptor: unknown;
-  try {
-    descriptor = JSON.parse(text);
-  } catch (error) {
-    problems.push({ file, message: `not valid JSON: ${(error as Error).message}` });
-    return;
-  }
-  const resources = (descriptor as { resources?: unknown } | null)?.resources;
-  if (!Array.isArray(resources)) {
-    problems.push({ file, field: 'resources', message: 'must be a list of resources' });
-    return;
-  }
-  const seen = new Set<string>();
-  resources.forEach((resource: unknown, index) => {
-    const { name, path } = (resource ?? {}) as { name?: unknown; path?: unknown };
-    if (typeof name !== 'string' || !RESOURCES.includes(name as HsdsResource)) return;
-    const field = `resources[${index}].path`;
-    if (seen.has(name)) {
-      problems.push({ file, field: `resources[${index}].name`, message: `resource "${name}" is listed twice` });
-      return;
-    }
-    seen.add(name);
-    if (typeof path !== 'string' || path === '') {
-      problems.push({ file, field, message: `resource "${name}": the path must be one file name (a string)` });
-    } else if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
-      problems.push({ file, field, message: `resource "${name}": remote data (${path}) is not supported; give a file in the folder` });
-    } else if (isAbsolute(path) || path.split(/[\\/]/).includes('..')) {
-      problems.push({ file, field, message: `resource "${name}": the path "${path}" must be relative to the folder, without ".."` });
-    } else {
-      files[name as HsdsResource] = join(directory, path);
-    }
-  });
-}
-
-/** Where each resource is: as named in datapackage.json when there is one, else `<name>.csv`. */
-function layoutOf(directory: string): Layout {
-  const files = Object.fromEntries(RESOURCES.map((name) => [name, join(directory, `${name}.csv`)])) as Record<HsdsResource, string>;
-  const problems: Diagnostic[] = [];
-  const root = sourceRoot(directory);
-  if ('problem' in root) return { files, present: [], problems: [{ file: directory, message: root.problem }] };
-  describedFiles(directory, root, files, problems);
-  if (problems.length > 0) return { files, present: [], problems };
-  const present: string[] = [];
-  for (const file of Object.values(files)) {
-    const checked = checkSourceFile(file, root);
-    if (checked.problem === undefined) present.push(file);
-    // A missing resource is no problem here: organizations is reported by its reader, the others are optional.
-    else if (!checked.missing) problems.push({ file, message: checked.problem });
-  }
-  return { files, present: problems.length > 0 ? [] : present, problems };
-}
+/** A taxonomy code made of a 1.x vocabulary or a 2.0 `taxonomy` name: `Open211 Miami - AIRS` → `open211-miami-airs`. */
+const codeOfName = (name: string): string =>
+  name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'taxonomy';
 
 interface TermRef {
   taxonomy: string;
@@ -158,32 +77,53 @@ interface TermRef {
 interface HsdsVocabulary {
   taxonomies: TaxonomyRecord[];
   terms: TaxonomyTermRecord[];
-  /** A kept term's HSDS id → its taxonomy code and term code. */
+  /** A kept term's id in the package → its taxonomy code and term code. */
   termsById: Map<string, TermRef>;
 }
 
-/** A directory of HSDS 3.0 CSV files: taxonomies, terms, organizations, their attributes and identifiers. */
-export function hsdsDatapackageSource(directory: string): Source {
-  const layout = layoutOf(directory);
-  const { present } = layout;
-  const reported = new WeakSet<Diagnostics>();
-  const vocabularies = new WeakMap<Diagnostics, Promise<HsdsVocabulary>>();
+/** Which HSDS version the tables found are, for the summary (each table is read by its own columns whatever this says). */
+function versionOf(tables: ReadonlySet<HsdsTable>): string {
+  if (tables.has('taxonomy_v1') || tables.has('services_taxonomy')) return '1.x';
+  if (tables.has('service_attributes') || tables.has('other_attributes')) return '1.1/2.0';
+  if (tables.has('urls')) return '3.1 or later';
+  return '3.x';
+}
 
-  /** Reports datapackage.json problems once; true when the resources can be read. */
+/** A folder of HSDS tables: taxonomies, terms, organizations, their attributes, identifiers, websites, and tags of their services. */
+export function hsdsDatapackageSource(directory: string): Source {
+  const layout = packageLayout(directory);
+  const once = new WeakSet<Diagnostics>();
+  const vocabularies = new WeakMap<Diagnostics, Promise<HsdsVocabulary>>();
+  const serviceMaps = new WeakMap<Diagnostics, Promise<Map<string, string>>>();
+  const fileOf = (table: HsdsTable): string => basename(layout.files.get(table)?.[0] ?? `${table}.csv`);
+
+  /** Reports the layout's problems and what it found, once per import; true when the tables can be read. */
   const readable = (context: ReadContext): boolean => {
-    if (!reported.has(context.diagnostics)) {
-      reported.add(context.diagnostics);
+    if (!once.has(context.diagnostics)) {
+      once.add(context.diagnostics);
       for (const { message, ...at } of layout.problems) context.diagnostics.error(at, message);
+      if (layout.problems.length === 0) {
+        const tables = [...layout.files.keys()].filter((table) => table !== 'organizations' || layout.present.length > 0);
+        context.diagnostics.note('HSDS package read', { file: directory }, `read as HSDS ${versionOf(new Set(tables))}: ${layout.present.map((file) => basename(file)).join(', ')}`);
+        if (layout.unread.length > 0) {
+          context.diagnostics.warning('file not read', { file: directory }, `not read (this API serves organizations and taxonomies only): ${layout.unread.join(', ')}`);
+        }
+      }
     }
     return layout.problems.length === 0;
   };
 
-  /** The rows of a resource; nothing when its file is absent (organizations: an error, from the reader). */
-  async function* rowsOf(resource: HsdsResource, context: ReadContext): AsyncGenerator<RowFields> {
+  /** The rows of a table, every file of it in turn; nothing when it is absent (organizations: an error). */
+  async function* rowsOf(table: HsdsTable, context: ReadContext): AsyncGenerator<RowFields> {
     if (!readable(context)) return;
-    const file = layout.files[resource];
-    if (resource !== 'organizations' && !present.includes(file)) return;
-    for await (const row of readRows(file, HSDS_COLUMNS[resource], context)) yield new RowFields(file, row, context.diagnostics);
+    const files = layout.files.get(table);
+    if (files === undefined) {
+      if (table === 'organizations') context.diagnostics.error({ file: directory }, 'no organizations.csv: an HSDS package needs its organizations table');
+      return;
+    }
+    for (const file of files) {
+      for await (const row of readRows(file, HSDS_COLUMNS[table], context)) yield new RowFields(file, row, context.diagnostics);
+    }
   }
 
   async function readTaxonomies(context: ReadContext): Promise<TaxonomyRecord[]> {
@@ -204,26 +144,58 @@ export function hsdsDatapackageSource(directory: string): Source {
     return taxonomies;
   }
 
-  async function readTerms(context: ReadContext, taxonomies: TaxonomyRecord[]): Promise<HsdsVocabulary> {
-    const taxonomyFile = basename(layout.files.taxonomies);
+  interface ReadTerm {
+    record: TaxonomyTermRecord;
+    termId: string;
+    parentId: string | undefined;
+  }
+
+  /**
+   * 3.x terms (and 2.0, whose name column is `term` and which has no taxonomy table). A term's
+   * `taxonomy_id` may be empty (HSDS makes it optional) or name a taxonomy not in the package: the term
+   * is served in no taxonomy of the dataset, with `taxonomy_id` as given, and the second is a warning.
+   */
+  async function readTerms(context: ReadContext, taxonomies: TaxonomyRecord[]): Promise<ReadTerm[]> {
     const taxonomyCodes = new Set(taxonomies.map((taxonomy) => taxonomy.code));
-    const read: { record: TaxonomyTermRecord; termId: string; parentId: string | undefined }[] = [];
+    const read: ReadTerm[] = [];
     const firstLine = new Map<string, number>();
+    let nameColumn: 'name' | 'term' | undefined;
     for await (const row of rowsOf('taxonomy_terms', context)) {
+      nameColumn ??= row.has('name') ? 'name' : row.has('term') ? 'term' : undefined;
+      if (nameColumn === undefined) {
+        context.diagnostics.error({ ...row.at('name'), line: 1 }, 'missing required column "name" (HSDS 2.0: "term")');
+        break;
+      }
       const termId = canonicalId(row.required('id', 'id'));
-      const taxonomyId = row.optional('taxonomy_id', 'id');
-      let taxonomy = '';
-      if (taxonomyId === undefined) row.error('taxonomy_id', 'is required: this API serves terms only within a taxonomy');
-      else if (!taxonomyCodes.has(canonicalId(taxonomyId))) row.error('taxonomy_id', `names taxonomy ${taxonomyId}, which is not in ${taxonomyFile}`);
-      else taxonomy = canonicalId(taxonomyId);
+      const taxonomyIdGiven = row.optional('taxonomy_id', 'id');
+      const taxonomyText = row.optional('taxonomy', 'text');
+      let taxonomy = NO_TAXONOMY;
+      let taxonomyId: string | undefined;
+      if (taxonomyIdGiven !== undefined) {
+        if (taxonomyCodes.has(canonicalId(taxonomyIdGiven))) taxonomy = canonicalId(taxonomyIdGiven);
+        else {
+          taxonomyId = canonicalId(taxonomyIdGiven);
+          context.diagnostics.danglingReference(
+            'term of a taxonomy not in the package',
+            row.at('taxonomy_id'),
+            `names taxonomy ${taxonomyIdGiven}, which is not in ${fileOf('taxonomies')}; the term is served with this taxonomy_id, in no taxonomy of the dataset`,
+          );
+        }
+      } else if (nameColumn === 'term' && taxonomyText !== undefined) {
+        // 2.0 has no taxonomy table: its `taxonomy` names the vocabulary, which becomes a taxonomy of the dataset.
+        taxonomy = codeOfName(taxonomyText);
+      }
       const parentId = row.optional('parent_id', 'id');
       const record: TaxonomyTermRecord = {
         taxonomy,
         // Codes must be unique within a taxonomy; a term without one is known by its id.
         code: row.optional('code', 'code') ?? termId,
         id: servedId(termId),
-        name: row.required('name', 'name'),
+        name: row.required(nameColumn, 'name'),
         description: row.optional('description', 'description') ?? '',
+        taxonomyText: taxonomyText ?? '',
+        taxonomyId,
+        language: row.optional('language', 'text'),
         termUri: row.url('term_uri'),
         at: row.at(),
       };
@@ -234,23 +206,82 @@ export function hsdsDatapackageSource(directory: string): Source {
       }
       if (row.valid) read.push({ record, termId, parentId: parentId === undefined ? undefined : canonicalId(parentId) });
     }
+    return read;
+  }
 
+  /**
+   * 1.x `taxonomy.csv`: terms whose code is their id, in the taxonomy their `vocabulary` names (or one
+   * named after the folder). A repeated id keeps its first row, with a warning: 1.x declares no key.
+   */
+  async function readVersion1Terms(context: ReadContext): Promise<{ taxonomies: TaxonomyRecord[]; read: ReadTerm[] }> {
+    const taxonomies = new Map<string, TaxonomyRecord>();
+    const read: ReadTerm[] = [];
+    const firstLine = new Map<string, number>();
+    for await (const row of rowsOf('taxonomy_v1', context)) {
+      const termId = row.required('id', 'code');
+      const vocabulary = row.optional('vocabulary', 'name') ?? `Taxonomy of ${basename(directory)}`;
+      const code = codeOfName(vocabulary);
+      if (!taxonomies.has(code)) taxonomies.set(code, { code, name: vocabulary, description: '', at: row.at('vocabulary') });
+      const record: TaxonomyTermRecord = {
+        taxonomy: code,
+        code: termId,
+        name: row.required('name', 'name'),
+        description: '',
+        taxonomyText: vocabulary,
+        at: row.at(),
+      };
+      const parentId = row.optional('parent_id', 'code');
+      if (!row.valid) continue;
+      const first = firstLine.get(termId);
+      if (first !== undefined) {
+        row.warning('term defined twice (the first is kept)', 'id', `${termId} is already the id of the term on line ${first}; this row is left out`);
+        continue;
+      }
+      firstLine.set(termId, row.line);
+      read.push({ record, termId, parentId });
+    }
+    return { taxonomies: [...taxonomies.values()], read };
+  }
+
+  /**
+   * Links parents by id. A parent_id naming no term is kept as given (HSDS declares no reference for
+   * it): the build warns and serves it.
+   */
+  function linkParents(context: ReadContext, read: readonly ReadTerm[]): HsdsVocabulary['terms'] {
     const byId = new Map(read.map((term) => [term.termId, term.record]));
     const terms: TaxonomyTermRecord[] = [];
-    const termsById = new Map<string, TermRef>();
-    for (const { record, termId, parentId } of read) {
+    for (const { record, parentId } of read) {
       if (parentId !== undefined) {
         const parent = byId.get(parentId);
         if (parent !== undefined && parent.taxonomy !== record.taxonomy) {
-          context.diagnostics.error({ ...record.at!, field: 'parent_id' }, `names term ${parentId}, which is in another taxonomy (${parent.taxonomy})`);
+          context.diagnostics.error({ ...record.at!, field: 'parent_id' }, `names term ${parentId}, which is in another taxonomy (${parent.taxonomy || 'none'})`);
           continue;
         }
-        // A parent_id naming no term is kept as given, for the build to report.
         record.parentCode = parent?.code ?? parentId;
+        if (parent === undefined) record.parentId = isUuid(parentId) ? parentId : undefined;
         record.parentField = 'parent_id';
       }
       terms.push(record);
-      termsById.set(termId, { taxonomy: record.taxonomy, code: record.code });
+    }
+    return terms;
+  }
+
+  async function readVocabulary(context: ReadContext): Promise<HsdsVocabulary> {
+    const taxonomies = await readTaxonomies(context);
+    const read = await readTerms(context, taxonomies);
+    const version1 = await readVersion1Terms(context);
+    // 2.0 taxonomies come from the names its terms give.
+    for (const { record } of read) {
+      if (record.taxonomy !== NO_TAXONOMY && !taxonomies.some((taxonomy) => taxonomy.code === record.taxonomy)) {
+        taxonomies.push({ code: record.taxonomy, name: record.taxonomyText!, description: '', at: record.at });
+      }
+    }
+    taxonomies.push(...version1.taxonomies);
+    const terms = linkParents(context, [...read, ...version1.read]);
+    const kept = new Set(terms);
+    const termsById = new Map<string, TermRef>();
+    for (const { record, termId } of [...read, ...version1.read]) {
+      if (kept.has(record)) termsById.set(termId, { taxonomy: record.taxonomy, code: record.code });
     }
     return { taxonomies, terms, termsById };
   }
@@ -258,20 +289,51 @@ export function hsdsDatapackageSource(directory: string): Source {
   const vocabulary = (context: ReadContext): Promise<HsdsVocabulary> => {
     let promise = vocabularies.get(context.diagnostics);
     if (promise === undefined) {
-      promise = readTaxonomies(context).then((taxonomies) => readTerms(context, taxonomies));
+      promise = readVocabulary(context);
       vocabularies.set(context.diagnostics, promise);
     }
     return promise;
   };
 
+  /** Each service's organization, for the tags of services (this profile serves them on the organization). */
+  const servicesOf = (context: ReadContext): Promise<Map<string, string>> => {
+    let promise = serviceMaps.get(context.diagnostics);
+    if (promise === undefined) {
+      promise = (async () => {
+        const organizationOf = new Map<string, string>();
+        for await (const row of rowsOf('services', context)) {
+          const id = canonicalId(row.required('id', 'id'));
+          const organization = row.optional('organization_id', 'id');
+          if (row.valid && organization !== undefined) organizationOf.set(id, canonicalId(organization));
+        }
+        return organizationOf;
+      })();
+      serviceMaps.set(context.diagnostics, promise);
+    }
+    return promise;
+  };
+
   async function* organizations(context: ReadContext): AsyncGenerator<OrganizationRecord> {
+    let websiteColumn: 'website' | 'url' | undefined;
     for await (const row of rowsOf('organizations', context)) {
+      websiteColumn ??= row.has('website') || !row.has('url') ? 'website' : 'url';
       const parent = row.optional('parent_organization_id', 'id');
       const record: OrganizationRecord = {
         externalId: canonicalId(row.required('id', 'id')),
         // HSDS has no publication status: every organization given is published.
         status: 'published',
-        ...organizationDetails(row),
+        name: row.required('name', 'name'),
+        alternateName: row.optional('alternate_name', 'name'),
+        description: row.optional('description', 'description'),
+        email: row.email('email'),
+        website: row.website(websiteColumn),
+        taxStatus: row.optional('tax_status', 'text'),
+        taxId: row.optional('tax_id', 'identifier'),
+        yearIncorporated: row.year('year_incorporated'),
+        legalStatus: row.optional('legal_status', 'text'),
+        logo: row.url('logo'),
+        uri: row.url('uri'),
+        // Not in the package: served as given (the build warns).
         parentExternalId: parent === undefined ? undefined : canonicalId(parent),
         parentField: 'parent_organization_id',
         identifiers: [],
@@ -282,33 +344,78 @@ export function hsdsDatapackageSource(directory: string): Source {
     }
   }
 
+  /** A tag of the term with this id; a term not in the package leaves the tag out, with a warning. */
+  function termOf(row: RowFields, column: string, termsById: ReadonlyMap<string, TermRef>, context: ReadContext): TermRef | undefined {
+    const termId = row.required(column, 'id');
+    if (termId === '') return undefined;
+    const term = termsById.get(canonicalId(termId));
+    if (term === undefined) {
+      const termFile = layout.files.has('taxonomy_v1') ? fileOf('taxonomy_v1') : fileOf('taxonomy_terms');
+      context.diagnostics.danglingReference('tag naming a term not in the package', row.at(column), `names term ${termId}, which is not in ${termFile}; left out`);
+    }
+    return term;
+  }
+
+  /** A tag of a service, given to the service's organization; a service not in the package leaves it out, with a warning. */
+  function serviceOrganization(row: RowFields, column: string, organizationOf: ReadonlyMap<string, string>, context: ReadContext): string | undefined {
+    const service = canonicalId(row.required(column, 'id'));
+    const organization = organizationOf.get(service);
+    if (organization === undefined && service !== '') {
+      context.diagnostics.danglingReference('tag of a service not in the package', row.at(column), `names service ${service}, which is not in ${fileOf('services')} (or has no organization_id); left out`);
+    }
+    return organization;
+  }
+
   async function* tags(context: ReadContext): AsyncGenerator<TagLink> {
     if (!readable(context)) return;
     const { termsById } = await vocabulary(context);
-    const termFile = basename(layout.files.taxonomy_terms);
+    const organizationOf = layout.files.has('services') ? await servicesOf(context) : new Map<string, string>();
     for await (const row of rowsOf('attributes', context)) {
-      const entity = row.optional('link_entity', 'text');
-      if (entity?.toLowerCase() !== 'organization') {
+      const entity = row.optional('link_entity', 'text')?.toLowerCase();
+      if (entity !== 'organization' && entity !== 'service') {
         row.warning(
-          'attribute not linked to an organization',
+          'attribute not linked to an organization or service',
           'link_entity',
-          `is "${entity ?? ''}", not "organization": only attributes of organizations are imported; skipped`,
+          `is "${entity ?? ''}", not "organization" or "service": only the attributes of organizations and their services are imported; skipped`,
         );
+        continue;
+      }
+      const term = termOf(row, 'taxonomy_term_id', termsById, context);
+      if (entity === 'service') {
+        const organization = serviceOrganization(row, 'link_id', organizationOf, context);
+        if (term !== undefined && organization !== undefined && row.valid) yield { organization, ...term, at: row.at('link_id') };
         continue;
       }
       const id = canonicalId(row.required('id', 'id'));
       const organization = canonicalId(row.required('link_id', 'id'));
-      const termId = row.required('taxonomy_term_id', 'id');
-      const term = termId === '' ? undefined : termsById.get(canonicalId(termId));
-      if (termId !== '' && term === undefined) row.error('taxonomy_term_id', `names term ${termId}, which is not in ${termFile}`);
       const link: TagLink = {
         organization,
-        taxonomy: term?.taxonomy ?? '',
-        code: term?.code ?? '',
+        ...(term ?? { taxonomy: '', code: '' }),
         attributeId: servedId(id),
-        at: row.at('taxonomy_term_id'),
+        linkType: row.optional('link_type', 'text'),
+        value: row.optional('value', 'text'),
+        label: row.optional('label', 'text'),
+        at: row.at('link_id'),
       };
-      if (row.valid) yield link;
+      if (term !== undefined && row.valid) yield link;
+    }
+    for (const table of ['services_taxonomy', 'service_attributes'] as const) {
+      const termColumn = table === 'services_taxonomy' ? 'taxonomy_id' : 'taxonomy_term_id';
+      for await (const row of rowsOf(table, context)) {
+        const term = termOf(row, termColumn, termsById, context);
+        const organization = serviceOrganization(row, 'service_id', organizationOf, context);
+        if (term !== undefined && organization !== undefined && row.valid) yield { organization, ...term, at: row.at('service_id') };
+      }
+    }
+    for await (const row of rowsOf('other_attributes', context)) {
+      const linkType = row.required('link_type', 'text').toLowerCase();
+      if (linkType !== 'organization') {
+        row.warning('attribute not linked to an organization or service', 'link_type', `is "${linkType}", not "organization": skipped`);
+        continue;
+      }
+      const term = termOf(row, 'taxonomy_term_id', termsById, context);
+      const organization = canonicalId(row.required('link_id', 'id'));
+      if (term !== undefined && row.valid) yield { organization, ...term, at: row.at('link_id') };
     }
   }
 
@@ -327,14 +434,30 @@ export function hsdsDatapackageSource(directory: string): Source {
     }
   }
 
+  /** 3.1+ `url` rows of organizations, as their additional websites; those of services are not served (no services here). */
+  async function* urls(context: ReadContext): AsyncGenerator<UrlLink> {
+    for await (const row of rowsOf('urls', context)) {
+      const organization = row.optional('organization_id', 'id');
+      if (organization === undefined) {
+        context.diagnostics.note('website of a service (not served)', row.at('service_id'), 'this profile has no services; left out');
+        continue;
+      }
+      const id = canonicalId(row.required('id', 'id'));
+      const url = row.website('url');
+      const link: UrlLink = { organization: canonicalId(organization), url: url ?? '', label: row.optional('label', 'text'), id: servedId(id), at: row.at('organization_id') };
+      if (url !== undefined && row.valid) yield link;
+    }
+  }
+
   return {
     kind: 'hsds',
     path: directory,
-    files: present,
+    files: layout.present,
     taxonomies: async (context) => (readable(context) ? (await vocabulary(context)).taxonomies : []),
     terms: async (context) => (readable(context) ? (await vocabulary(context)).terms : []),
     organizations: (context) => organizations(context),
     tags: (context) => tags(context),
     identifiers: (context) => identifiers(context),
+    urls: (context) => urls(context),
   };
 }

@@ -1,10 +1,11 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSourceFile, checkSourcePath, describeFileError, notRegularFile } from '../source-paths.ts';
 import type { SourceRoot } from '../source-paths.ts';
 import { TABULAR_FILE } from '../rows.ts';
 import { hsdsDatapackageSource } from './hsds-datapackage.ts';
+import { isHsdsPackage } from './hsds-package-layout.ts';
 import { IRS_CODE_VALUES_FILE, IRS_STATE_FILE, irsSource } from './irs-bmf.ts';
 import { nativeRoleOf, nativeSource } from './native.ts';
 import { nteeSource } from './ntee.ts';
@@ -41,9 +42,6 @@ function fileKindOf(file: string): FileKind | undefined {
   return undefined;
 }
 
-const isHsdsDatapackage = (directory: string): boolean =>
-  existsSync(join(directory, 'datapackage.json')) || existsSync(join(directory, 'attributes.csv'));
-
 function sourceOfFiles(kind: FileKind, path: string, files: string[]): Source[] {
   switch (kind) {
     case 'native':
@@ -70,7 +68,7 @@ interface Scan {
 /** The sources in a directory: an HSDS datapackage, or the recognised files in it and below it. */
 function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
   scan.seen.add(real);
-  if (isHsdsDatapackage(directory)) return [hsdsDatapackageSource(directory)];
+  if (isHsdsPackage(directory)) return [hsdsDatapackageSource(directory)];
   let entries: Dirent[];
   try {
     entries = readdirSync(directory, { withFileTypes: true });

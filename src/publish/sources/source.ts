@@ -1,5 +1,5 @@
 import type { Diagnostics } from '../diagnostics.ts';
-import type { IdentifierLink, OrganizationRecord, TagLink, TagRecord, TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import type { IdentifierLink, OrganizationRecord, TagLink, TagRecord, TaxonomyRecord, TaxonomyTermRecord, UrlLink } from '../../hsds/records.ts';
 
 export interface ReadContext {
   diagnostics: Diagnostics;
@@ -32,6 +32,7 @@ export interface Source {
   organizations?(context: ReadContext, vocabulary: Vocabulary): AsyncIterable<OrganizationRecord>;
   tags?(context: ReadContext): AsyncIterable<TagLink>;
   identifiers?(context: ReadContext): AsyncIterable<IdentifierLink>;
+  urls?(context: ReadContext): AsyncIterable<UrlLink>;
 }
 
 export const SOURCE_KINDS = ['native', 'hsds', 'irs', 'ntee', 'open-eligibility', 'ntee-crosswalk'] as const;
