@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, it } from 'node:test';
 import { buildSnapshot, InvalidDataset } from '../../src/publish/build.ts';
+import { Diagnostics } from '../../src/publish/diagnostics.ts';
+import { organizationId, taxonomyTermId } from '../../src/hsds/ids.ts';
 import { PreviousVersions } from '../../src/publish/previous-versions.ts';
 import { publishDataset } from '../../src/publish/publish.ts';
 import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
@@ -63,7 +65,7 @@ describe('building a snapshot', () => {
       await buildSnapshot(fixtureDataset(), join(directory.path, 'a.sqlite'), { now: () => new Date('2026-01-01T00:00:00Z') });
       const changed = publishedOrganizations.map((organization, index) => (index === 2 ? { ...organization, description: 'Now with a description' } : organization));
       const added = { ...publishedOrganizations[0]!, externalId: 'NAT-NEW', name: 'Brand New' };
-      await buildSnapshot(fixtureDataset({ organizations: [...changed, added] }), join(directory.path, 'b.sqlite'), {
+      await buildSnapshot(fixtureDataset({ organizations: [...changed, added, ...unpublishedOrganizations] }), join(directory.path, 'b.sqlite'), {
         now: () => new Date('2026-02-01T00:00:00Z'),
         previous: PreviousVersions.fromSnapshot(join(directory.path, 'a.sqlite')),
       });
@@ -139,12 +141,6 @@ describe('building a snapshot', () => {
   const invalid: [string, Partial<DatasetInput>, RegExp][] = [
     ['a duplicate organization', { organizations: [publishedOrganizations[0]!, publishedOrganizations[0]!] }, /NAT-001 is defined twice/],
     [
-      'a tag naming an unknown term',
-      { organizations: [{ ...publishedOrganizations[0]!, tags: [{ taxonomy: 'things', code: 'ZZ' }] }] },
-      /tag things:ZZ names no known taxonomy term/,
-    ],
-    ['a term whose parent does not exist', { terms: [...terms, { taxonomy: 'things', code: 'X1', name: 'x', description: '', parentCode: 'nope' }] }, /names parent nope/],
-    [
       'a parent cycle',
       {
         terms: [
@@ -175,6 +171,50 @@ describe('building a snapshot', () => {
       }
     });
   }
+
+  it('publishes what refers to records not in the input with a warning: a tag is left out, a parent is served as given; --strict refuses', async () => {
+    const dangling: Partial<DatasetInput> = {
+      organizations: [
+        { ...publishedOrganizations[0]!, tags: [{ taxonomy: 'things', code: 'ZZ' }, { taxonomy: 'things', code: 'A' }] },
+        { ...publishedOrganizations[1]!, parentExternalId: 'ELSEWHERE' },
+      ],
+      terms: [...terms, { taxonomy: 'things', code: 'X1', name: 'x', description: '', parentCode: 'nope' }],
+    };
+    const directory = temporaryDirectory();
+    try {
+      const diagnostics = new Diagnostics();
+      await buildSnapshot(fixtureDataset(dangling), join(directory.path, 'a.sqlite'), { diagnostics });
+      assert.deepEqual(diagnostics.errors, []);
+      assert.deepEqual(
+        diagnostics.warnings.map(({ kind, count }) => [kind, count]),
+        [
+          ['term whose parent is not in the input', 1],
+          ['tag naming a term not in the input', 1],
+          ['parent organization not in the input', 1],
+        ],
+      );
+      const db = new DatabaseSync(join(directory.path, 'a.sqlite'), { readOnly: true });
+      try {
+        const documents = (db.prepare('SELECT json FROM organization_documents').all() as { json: string }[]).map((row) => JSON.parse(row.json));
+        const first = documents.find((document) => document.external_identifier === publishedOrganizations[0]!.externalId);
+        assert.deepEqual(first.classifications.map((tag: { code: string }) => tag.code), ['A']);
+        const second = documents.find((document) => document.external_identifier === publishedOrganizations[1]!.externalId);
+        assert.equal(second.parent_organization_id, organizationId('ELSEWHERE'));
+        const term = JSON.parse((db.prepare("SELECT json FROM taxonomy_terms WHERE code = 'X1'").get() as { json: string }).json);
+        assert.equal(term.parent_id, taxonomyTermId('things', 'nope'));
+        assert.equal(term.taxonomy, 'things');
+      } finally {
+        db.close();
+      }
+      await assert.rejects(
+        buildSnapshot(fixtureDataset(dangling), join(directory.path, 'b.sqlite'), { diagnostics: new Diagnostics({ strict: true }) }),
+        // The first becomes an error; references after an error are counted, not listed (one cause, one message).
+        (error: Error) => error instanceof InvalidDataset && error.diagnostics.errors.length === 1 && error.diagnostics.uncheckedReferences === 2,
+      );
+    } finally {
+      directory.remove();
+    }
+  });
 
   it('reports progress while reading organizations', async () => {
     const directory = temporaryDirectory();

@@ -121,7 +121,7 @@ async function* tags(files: readonly string[], context: ReadContext): AsyncGener
       organization: row.required('organization_id', 'id'),
       taxonomy: row.required('taxonomy', 'code'),
       code: row.required('term_code', 'code'),
-      at: row.at('term_code'),
+      at: row.at('organization_id'),
     };
     if (row.valid) yield link;
   }
