@@ -25,7 +25,7 @@ const errorsOf = (run: ImportRun): string[] => run.output.filter((line) => line.
 /** Every line printed is one of the report's own lines: no stack trace, nothing multi-line. */
 function assertOnlyReportLines(run: ImportRun): void {
   for (const line of run.output) {
-    assert.match(line, /^(error: |warning: | {2}\S|Not publishable: |Publishable: |Published dataset )/, `unexpected line: ${JSON.stringify(line)}`);
+    assert.match(line, /^(error: |warning: |note: | {2}\S|Not publishable: |Publishable: |Published dataset )/, `unexpected line: ${JSON.stringify(line)}`);
     assert.ok(!line.includes('\n'), `a line with a line break: ${JSON.stringify(line)}`);
   }
 }
