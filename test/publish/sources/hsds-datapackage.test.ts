@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { Diagnostics } from '../../../src/publish/diagnostics.ts';
 import { hsdsDatapackageSource } from '../../../src/publish/sources/hsds-datapackage.ts';
 import type { ReadContext, Source, Vocabulary } from '../../../src/publish/sources/source.ts';
+import { NO_TAXONOMY } from '../../../src/hsds/records.ts';
 import type { IdentifierLink, OrganizationRecord, TagLink, TaxonomyRecord, TaxonomyTermRecord } from '../../../src/hsds/records.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
@@ -82,8 +83,11 @@ describe('reading HSDS 3.0 tabular data', () => {
     );
     const read = await readAll(source);
     assert.deepEqual(read.diagnostics.errors, []);
-    // metadata.csv is not read, and every column of the five tables is an HSDS column: no warnings.
-    assert.deepEqual(read.diagnostics.warnings, []);
+    // Every column of the five tables is an HSDS column: the one warning names metadata.csv, which is not read.
+    assert.deepEqual(
+      read.diagnostics.warnings.map(({ kind, examples }) => [kind, examples[0]!.message]),
+      [['file not read', 'not read (this API serves organizations and taxonomies only): metadata.csv']],
+    );
 
     assert.equal(read.taxonomies.length, 1);
     const taxonomy = read.taxonomies[0]!;
@@ -125,7 +129,11 @@ describe('reading HSDS 3.0 tabular data', () => {
         taxonomy: TAXONOMY_ID,
         code: 'code',
         attributeId: ATTRIBUTE_ID,
-        at: { file: join(CONSISTENT, 'attributes.csv'), line: 2, field: 'taxonomy_term_id' },
+        // The example's placeholders, carried as given.
+        linkType: 'link_type',
+        value: 'value',
+        label: undefined,
+        at: { file: join(CONSISTENT, 'attributes.csv'), line: 2, field: 'link_id' },
       },
     ]);
     assert.deepEqual(read.identifiers, [
@@ -140,31 +148,30 @@ describe('reading HSDS 3.0 tabular data', () => {
     ]);
   });
 
-  it('reports the inconsistencies of the official example as they are', async () => {
+  it('reads the official example as it is: references to rows not in it are warnings, and what they name is kept as given', async () => {
     const read = await readAll(hsdsDatapackageSource(OFFICIAL));
-    const termErrors = read.diagnostics.errors.filter((error) => error.file === join(OFFICIAL, 'taxonomy_terms.csv'));
-    assert.deepEqual(termErrors, [
-      {
-        file: join(OFFICIAL, 'taxonomy_terms.csv'),
-        line: 2,
-        field: 'taxonomy_id',
-        message: 'names taxonomy 07ff6aee-a219-438c-b694-d2fcb6c5373b, which is not in taxonomies.csv',
-      },
-    ]);
-    assert.deepEqual(read.terms, []);
-    // The attribute is skipped before its term is looked up: only a warning for it.
-    assert.equal(read.diagnostics.errors.length, 1);
-    const warning = read.diagnostics.warnings.find((summary) => summary.kind === 'attribute not linked to an organization');
-    assert.equal(warning?.count, 1);
-    assert.deepEqual(warning.examples[0], {
+    assert.deepEqual(read.diagnostics.errors, []);
+    const warnings = new Map(read.diagnostics.warnings.map((summary) => [summary.kind, summary.examples[0]]));
+    assert.deepEqual(warnings.get('term of a taxonomy not in the package'), {
+      file: join(OFFICIAL, 'taxonomy_terms.csv'),
+      line: 2,
+      field: 'taxonomy_id',
+      message: 'names taxonomy 07ff6aee-a219-438c-b694-d2fcb6c5373b, which is not in taxonomies.csv; the term is served with this taxonomy_id, in no taxonomy of the dataset',
+    });
+    assert.deepEqual(warnings.get('attribute not linked to an organization or service'), {
       file: join(OFFICIAL, 'attributes.csv'),
       line: 2,
       field: 'link_entity',
-      message: 'is "link_entity", not "organization": only attributes of organizations are imported; skipped',
+      message: 'is "link_entity", not "organization" or "service": only the attributes of organizations and their services are imported; skipped',
     });
+    const [term] = read.terms;
+    assert.deepEqual(
+      [term?.taxonomy, term?.taxonomyId, term?.taxonomyText, term?.parentId, term?.language],
+      [NO_TAXONOMY, '07ff6aee-a219-438c-b694-d2fcb6c5373b', 'taxonomy', '0bc248fa-dc27-4650-9ba4-8f1a24ef16a2', 'eng'],
+    );
     assert.deepEqual(read.tags, []);
-    // Organizations and identifiers do not depend on the vocabulary.
-    assert.equal(read.organizations.length, 1);
+    assert.equal(read.organizations[0]?.parentExternalId, 'cd09a387-91f4-4555-94ec-e799c35344cd');
+    assert.equal(read.organizations[0]?.logo, 'https://openreferral.org/wp-content/uploads/2018/02/OpenReferral_Logo_Green-4-1.png');
     assert.equal(read.identifiers.length, 1);
   });
 
@@ -175,7 +182,7 @@ describe('reading HSDS 3.0 tabular data', () => {
       const source = hsdsDatapackageSource(directory.path);
       assert.deepEqual(source.files, [join(directory.path, 'taxonomies.csv')]);
       const read = await readAll(source);
-      assert.deepEqual(read.diagnostics.errors, [{ file: join(directory.path, 'organizations.csv'), message: 'the file does not exist' }]);
+      assert.deepEqual(read.diagnostics.errors, [{ file: directory.path, message: 'no organizations.csv: an HSDS package needs its organizations table' }]);
       assert.equal(read.taxonomies.length, 1);
       assert.deepEqual([read.terms, read.organizations, read.tags, read.identifiers], [[], [], [], []]);
     } finally {
@@ -193,7 +200,7 @@ describe('reading HSDS 3.0 tabular data', () => {
         [
           { taxonomy: 't1', code: 'A', parentCode: undefined, id: undefined },
           { taxonomy: 't1', code: 'term-b', parentCode: 'A', id: undefined },
-          // A parent naming no term is left for the build to report.
+          // A parent naming no term is kept as given, for the build to warn about and serve.
           { taxonomy: 't1', code: 'C', parentCode: 'nowhere', id: undefined },
         ],
       );
@@ -201,12 +208,23 @@ describe('reading HSDS 3.0 tabular data', () => {
       assert.equal(read.taxonomies[0]!.id, undefined);
       assert.equal(read.taxonomies[0]!.code, 't1');
       assert.deepEqual(read.tags, [
-        { organization: 'org-1', taxonomy: 't1', code: 'term-b', attributeId: undefined, at: { file: join(directory.path, 'attributes.csv'), line: 2, field: 'taxonomy_term_id' } },
+        {
+          organization: 'org-1',
+          taxonomy: 't1',
+          code: 'term-b',
+          attributeId: undefined,
+          linkType: undefined,
+          value: undefined,
+          label: undefined,
+          at: { file: join(directory.path, 'attributes.csv'), line: 2, field: 'link_id' },
+        },
       ]);
-      assert.deepEqual(read.diagnostics.errors, [
-        { file: join(directory.path, 'attributes.csv'), line: 3, field: 'taxonomy_term_id', message: 'names term term-x, which is not in taxonomy_terms.csv' },
+      assert.deepEqual(read.diagnostics.errors, []);
+      assert.deepEqual(read.diagnostics.warnings.find((summary) => summary.kind === 'tag naming a term not in the package')?.examples, [
+        { file: join(directory.path, 'attributes.csv'), line: 3, field: 'taxonomy_term_id', message: 'names term term-x, which is not in taxonomy_terms.csv; left out' },
       ]);
-      assert.equal(read.diagnostics.warnings.find((summary) => summary.kind === 'attribute not linked to an organization')?.count, 1);
+      // attr-3 is of a service, and the package has no services.csv to say whose.
+      assert.equal(read.diagnostics.warnings.find((summary) => summary.kind === 'tag of a service not in the package')?.count, 1);
       assert.deepEqual(read.identifiers.map(({ organization, scheme, type, identifier }) => ({ organization, scheme, type, identifier })), [
         { organization: 'org-1', scheme: undefined, type: 'Charity number', identifier: '42' },
       ]);
@@ -215,7 +233,7 @@ describe('reading HSDS 3.0 tabular data', () => {
     }
   });
 
-  it('reports terms outside any taxonomy, terms whose parent is in another taxonomy, and repeated term ids', async () => {
+  it('keeps terms of no taxonomy; reports terms whose parent is in another taxonomy, and repeated term ids', async () => {
     const directory = temporaryDirectory();
     try {
       writeFiles(directory.path, {
@@ -228,12 +246,11 @@ describe('reading HSDS 3.0 tabular data', () => {
       assert.deepEqual(
         read.diagnostics.errors.filter((error) => error.file === file),
         [
-          { file, line: 3, field: 'taxonomy_id', message: 'is required: this API serves terms only within a taxonomy' },
           { file, line: 5, field: 'id', message: 'a is already the id of the term on line 2' },
           { file, line: 4, field: 'parent_id', message: 'names term a, which is in another taxonomy (t1)' },
         ],
       );
-      assert.deepEqual(read.terms.map((term) => term.code), ['a']);
+      assert.deepEqual(read.terms.map((term) => [term.code, term.taxonomy]), [['a', 't1'], ['b', NO_TAXONOMY]]);
     } finally {
       directory.remove();
     }
@@ -294,16 +311,16 @@ describe('reading HSDS 3.0 tabular data', () => {
       );
       const read = await readAll(source);
       assert.deepEqual(read.organizations.map((organization) => organization.externalId), ['org-1']);
-      assert.deepEqual(read.terms.map((term) => term.code), ['term-a']);
+      assert.deepEqual(read.terms.map((term) => [term.code, term.taxonomy, term.taxonomyId]), [['term-a', 't1', undefined], ['term-b', NO_TAXONOMY, 'elsewhere']]);
       assert.deepEqual(read.identifiers.length, 1);
-      assert.deepEqual(read.diagnostics.errors, [
-        {
-          file: join(directory.path, 'vocabulary-terms.csv'),
-          line: 3,
-          field: 'taxonomy_id',
-          message: 'names taxonomy elsewhere, which is not in vocabularies.csv',
-        },
-      ]);
+      assert.deepEqual(read.diagnostics.errors, []);
+      assert.deepEqual(read.diagnostics.warnings.find((summary) => summary.kind === 'term of a taxonomy not in the package')?.examples[0], {
+        file: join(directory.path, 'vocabulary-terms.csv'),
+        line: 3,
+        field: 'taxonomy_id',
+        message: 'names taxonomy elsewhere, which is not in vocabularies.csv; the term is served with this taxonomy_id, in no taxonomy of the dataset',
+      });
+      assert.match(read.diagnostics.warnings.find((summary) => summary.kind === 'file not read')!.examples[0]!.message, /: organizations\.csv$/);
     } finally {
       directory.remove();
     }
