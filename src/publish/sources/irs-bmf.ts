@@ -1,5 +1,6 @@
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
+import { sortNameOmission } from './irs-sort-name.ts';
 import { NTEE_TAXONOMY } from './ntee.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
 import type { OrganizationRecord, TagRecord } from '../../hsds/records.ts';
@@ -7,7 +8,8 @@ import type { OrganizationRecord, TagRecord } from '../../hsds/records.ts';
 /**
  * The IRS Exempt Organizations Business Master File (state CSVs as the IRS publishes them).
  * Only organization-level facts are read. ICO ("in care of", often a private person) and the street
- * address are never read, so they cannot reach a response.
+ * address are never read, so they cannot reach a response. SORT_NAME is served as the alternate name
+ * only when it names the organization (see irs-sort-name.ts); each value left out is counted as a note.
  */
 
 const COLUMNS = { required: ['EIN', 'NAME', 'SUBSECTION', 'ORGANIZATION', 'NTEE_CD', 'SORT_NAME'] };
@@ -47,6 +49,15 @@ function nteeTag(fields: RowFields, vocabulary: Vocabulary): TagRecord | undefin
   return undefined;
 }
 
+/** SORT_NAME when it names the organization; otherwise undefined, counted as a note of its kind. */
+function alternateNameOf(sortName: string | undefined, name: string, fields: RowFields, context: ReadContext): string | undefined {
+  if (sortName === undefined) return undefined;
+  const omission = sortNameOmission(sortName, name);
+  if (omission === undefined) return sortName;
+  context.diagnostics.note(omission.kind, fields.at('SORT_NAME'), `${omission.reason}; left out`);
+  return undefined;
+}
+
 async function* readOrganizations(
   files: readonly string[],
   codeValues: string | undefined,
@@ -60,12 +71,13 @@ async function* readOrganizations(
       const ein = fields.required('EIN', 'id');
       const name = fields.required('NAME', 'name');
       const ntee = nteeTag(fields, vocabulary);
+      const sortName = fields.optional('SORT_NAME', 'name');
       if (!fields.valid) continue;
       yield {
         externalId: ein,
         status: 'published',
         name,
-        alternateName: fields.optional('SORT_NAME', 'name'),
+        alternateName: alternateNameOf(sortName, name, fields, context),
         taxStatus: taxStatusBySubsection.get(row.fields.SUBSECTION!.trim()),
         taxId: ein,
         legalStatus: LEGAL_STATUS[row.fields.ORGANIZATION!.trim()],
