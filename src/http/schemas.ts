@@ -123,4 +123,4 @@ export const Root = Type.Object({
   ),
 });
 
-export const IdParams = (example: string) => Type.Object({ id: Type.String({ description: 'The HSDS id (a UUID).', examples: [example] }) });
+export const IdParams = (example: string, description = 'The HSDS id (a UUID).') => Type.Object({ id: Type.String({ description, examples: [example] }) });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
-import { organizationId, taxonomyTermId } from '../../src/hsds/ids.ts';
+import { organizationId, taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { fixedStore } from '../../src/store/store.ts';
@@ -17,7 +17,9 @@ const worded = [
   { ...publishedOrganizations[0]!, externalId: 'NAT-W1', name: 'Café Ünïcode Straße', description: 'Shelters for İstanbul families, ½ price' },
   { ...publishedOrganizations[1]!, externalId: 'NAT-W2', name: 'Housing Helpers', alternateName: 'cafe families', description: 'Helping runners' },
 ];
-const dataset = () => fixtureDataset({ organizations: [...publishedOrganizations, ...unpublishedOrganizations, ...worded] });
+/** A native id that is an EIN with a leading zero, looked up as people type it. */
+const ein = { ...publishedOrganizations[2]!, externalId: '010211530', name: 'Leading Zero Fund' };
+const dataset = () => fixtureDataset({ organizations: [...publishedOrganizations, ...unpublishedOrganizations, ...worded, ein] });
 const now = () => new Date('2026-03-01T12:00:00Z');
 
 const red = taxonomyTermId('Colors', 'red');
@@ -48,7 +50,12 @@ const PATHS = [
   `/organizations/${organizationId('NAT-001')}`,
   '/organizations/NAT-002',
   '/organizations/not-there',
+  '/organizations/01-0211530?x=1',
+  '/organizations/10211530',
+  '/organizations/99-0211530',
   '/taxonomies',
+  '/taxonomies/COLORS?x=1',
+  '/taxonomies/nope',
   '/taxonomies?search=demo',
   '/taxonomies?search=color&format=ndjson',
   '/taxonomy_terms',
@@ -61,6 +68,7 @@ const PATHS = [
   `/taxonomy_terms/${red}`,
   '/taxonomy_terms/Colors:RED',
   '/taxonomy_terms/none:such',
+  '/taxonomy_terms/THINGS%3Aa?x=1',
   '/organizations?page=0',
 ];
 
@@ -103,6 +111,19 @@ describe('SQLite and PostgreSQL serve the same bytes for the same dataset', post
       }
     });
   }
+
+  it('redirects an EIN as typed, a taxonomy code and a taxonomy:code on PostgreSQL too', async () => {
+    for (const [path, target] of [
+      ['/organizations/01-0211530?x=1', `/organizations/${organizationId('010211530')}?x=1`],
+      ['/organizations/10211530', `/organizations/${organizationId('010211530')}`],
+      ['/taxonomies/COLORS?x=1', `/taxonomies/${taxonomyId('Colors')}?x=1`],
+      ['/taxonomy_terms/THINGS%3Aa?x=1', `/taxonomy_terms/${taxonomyTermId('things', 'A')}?x=1`],
+    ]) {
+      const response = await postgres.inject({ method: 'HEAD', url: `${API}${path}` });
+      assert.equal(response.statusCode, 308, path);
+      assert.equal(response.headers.location, `http://localhost${API}${target}`, path);
+    }
+  });
 
   it('finds words alike on both backends: folded, stemmed, in any column', async () => {
     const names = async (query: string) => {

@@ -74,9 +74,12 @@ describe('HTTP caching', () => {
           assert.match(String(missing.headers['content-type']), /^application\/problem\+json/, label);
           assert.equal((await app.inject({ url: `${API}/organizations?per_page=0`, headers })).statusCode, 400, label);
           assert.equal((await app.inject({ url: `${API}/nowhere`, headers })).statusCode, 404, label);
-          const redirect = await app.inject({ url: `${API}/organizations/NAT-001`, headers });
-          assert.equal(redirect.statusCode, 308, label);
-          assert.match(String(redirect.headers.location), /\/organizations\/[0-9a-f-]{36}$/, label);
+          for (const [method, path] of [['GET', '/organizations/NAT-001'], ['HEAD', '/taxonomies/THINGS'], ['GET', '/taxonomy_terms/colors:red']] as const) {
+            const redirect = await app.inject({ method, url: `${API}${path}`, headers });
+            assert.equal(redirect.statusCode, 308, `${label} ${method} ${path}`);
+            assert.match(String(redirect.headers.location), new RegExp(`${path.split('/')[1]}/[0-9a-f-]{36}$`), `${label} ${path}`);
+            assert.equal(redirect.headers.etag, undefined, `${label} ${path}`);
+          }
           assert.equal((await app.inject({ url: '/', headers })).statusCode, 302, label);
         }
       });

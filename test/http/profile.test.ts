@@ -176,7 +176,8 @@ describe('the OpenAPI document', () => {
         assert.equal(operation['x-profile-extension'], true, path);
       }
       const responses = Object.keys(operation.responses);
-      if (path === '/organizations/{id}') assert.deepEqual(responses, ['200', '308', '404'], path);
+      // A native id, a taxonomy code or a term's taxonomy:code in place of the UUID: 308 to the canonical URL.
+      if (['/organizations/{id}', '/taxonomies/{id}', '/taxonomy_terms/{id}'].includes(path)) assert.deepEqual(responses, ['200', '308', '404'], path);
       else if (path.endsWith('{id}')) assert.deepEqual(responses, ['200', '404'], path);
       else if (path === '/' || path === '/openapi.json') assert.deepEqual(responses, ['200'], path);
       else assert.deepEqual(responses, ['200', '400'], path);

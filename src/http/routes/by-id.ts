@@ -20,14 +20,28 @@ export interface ByIdRoute {
   noun: string;
   find: (store: Store, id: string) => Promise<string | undefined>;
   /**
-   * Resolves a native id given in place of the UUID. The answer is a permanent redirect to the
-   * canonical URL, so caches hold one copy of each document.
+   * What else names the document in place of its UUID (a native id, a code). The answer is a
+   * permanent redirect to the canonical URL, so caches hold one copy of each document.
    */
-  findIdByNativeId?: (store: Store, nativeId: string) => Promise<string | undefined>;
+  nativeLookup?: NativeLookup;
 }
 
-/** A single-document route: a UUID in the path, the stored JSON, or a 404 (a malformed id too). */
+export interface NativeLookup {
+  /** What it is, after "id or" in a 404's detail, e.g. "native id". */
+  noun: string;
+  /** The path parameter's description: the UUID, and what else is accepted. */
+  description: string;
+  /** The HSDS id of the document the value names, or undefined when it names none. */
+  find: (store: Store, value: string) => Promise<string | undefined>;
+}
+
+/**
+ * A single-document route: a UUID in the path, the stored JSON, or a 404 (a malformed id too). With a
+ * `nativeLookup`, a value that is not a UUID and names a document answers 308 to its canonical URL
+ * (the request's query kept); one that names nothing is a 404 as well.
+ */
 export function getById(app: TypeboxApp, route: ByIdRoute): void {
+  const native = route.nativeLookup;
   app.get(
     route.url,
     {
@@ -35,14 +49,14 @@ export function getById(app: TypeboxApp, route: ByIdRoute): void {
         tags: HSDS_OPTIONAL,
         operationId: route.operationId,
         summary: route.summary,
-        params: IdParams(route.example.id),
+        params: IdParams(route.example.id, native?.description),
         response: {
           200: { description: `The ${route.noun}.`, content: { 'application/json': { schema: route.schema, example: route.example } } },
-          ...(route.findIdByNativeId === undefined
+          ...(native === undefined
             ? {}
             : {
                 308: {
-                  description: 'The path named a native id: `Location` is the canonical URL, by HSDS id.',
+                  description: `The path named the ${route.noun} by ${native.noun}: \`Location\` is the canonical URL, by HSDS id.`,
                   type: 'null',
                   headers: {
                     location: Type.String({
@@ -53,18 +67,22 @@ export function getById(app: TypeboxApp, route: ByIdRoute): void {
                   },
                 },
               }),
-          404: problemResponse(`No ${route.noun} has this id (or the id is not a UUID).`, problemExamples.notFound(route.noun)),
+          404: problemResponse(
+            native === undefined ? `No ${route.noun} has this id (or the id is not a UUID).` : `No ${route.noun} has this id, nor this ${native.noun}.`,
+            problemExamples.notFound(route.noun),
+          ),
         },
       },
     },
     async (request, reply) => {
       const id = canonicalUuid(request.params.id);
-      if (id === undefined && route.findIdByNativeId !== undefined) {
-        const canonicalId = await route.findIdByNativeId(request.store, request.params.id);
+      if (id === undefined && native !== undefined) {
+        const canonicalId = await native.find(request.store, request.params.id);
         if (canonicalId !== undefined) {
           const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
           return reply.redirect(`${request.apiUrl(route.url.replace(':id', canonicalId))}${query}`, 308);
         }
+        return notFound(reply, `No ${route.noun} has id or ${native.noun} "${request.params.id}".`);
       }
       const document = id === undefined ? undefined : await route.find(request.store, id);
       if (document === undefined) return notFound(reply, `No ${route.noun} has id "${request.params.id}".`);

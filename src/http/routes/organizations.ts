@@ -4,7 +4,7 @@ import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
-import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
+import { TAXONOMY_REFERENCE, TERM_REFERENCE, organizationIdOfNativeId, taxonomyIdOf, termOf } from './resolve.ts';
 import type { OrganizationFilter } from '../../store/store.ts';
 
 const parameters = {
@@ -54,7 +54,12 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     example: examples.organization,
     noun: 'published organization',
     find: (store, id) => store.organization(id),
-    findIdByNativeId: (store, nativeId) => store.organizationIdByNativeId(nativeId),
+    nativeLookup: {
+      noun: 'native id',
+      description:
+        'The HSDS id (a UUID), or the organization\'s native id (its `external_identifier`; for IRS organizations the EIN, `900897473`), which answers `308` to the canonical URL. An EIN may also be written with a dash (`90-0897473`), without its leading zero (`10211530` for `010211530`) or with extra ones (`0900897473`): a value that is no native id as given is tried as an EIN in its 9-digit form.',
+      find: organizationIdOfNativeId,
+    },
   });
 };
 

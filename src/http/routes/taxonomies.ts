@@ -4,6 +4,7 @@ import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
+import { taxonomyIdOfCode } from './resolve.ts';
 import type { TaxonomyFilter } from '../../store/store.ts';
 
 const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -24,11 +25,16 @@ const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   getById(app, {
     url: '/taxonomies/:id',
     operationId: 'getTaxonomyById',
-    summary: 'One taxonomy',
+    summary: 'One taxonomy; its code (e.g. `ntee`) redirects to it',
     schema: profileSchema('taxonomy.json'),
     example: examples.taxonomy as { id: string },
     noun: 'taxonomy',
     find: (store, id) => store.taxonomy(id),
+    nativeLookup: {
+      noun: 'code',
+      description: 'The HSDS id (a UUID), or the taxonomy\'s code in any case (`ntee`, `NTEE`, `oe_services`), which answers `308` to the canonical URL.',
+      find: taxonomyIdOfCode,
+    },
   });
 };
 

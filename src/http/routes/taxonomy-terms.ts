@@ -5,7 +5,7 @@ import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
-import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termOf } from './resolve.ts';
+import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termIdOfCode, termOf } from './resolve.ts';
 import type { TaxonomyTermFilter } from '../../store/store.ts';
 
 const taxonomyFilterDescription = `Only terms of this taxonomy. ${TAXONOMY_REFERENCE}`;
@@ -48,11 +48,17 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
   getById(app, {
     url: '/taxonomy_terms/:id',
     operationId: 'getTaxonomyTermById',
-    summary: 'One taxonomy term, with its taxonomy',
+    summary: 'One taxonomy term, with its taxonomy; `taxonomy:code` (e.g. `ntee:K31`) redirects to it',
     schema: profileSchema('taxonomy_term.json'),
     example: examples.taxonomyTermDetail,
     noun: 'taxonomy term',
     find: (store, id) => store.taxonomyTerm(id),
+    nativeLookup: {
+      noun: 'taxonomy:code',
+      description:
+        'The HSDS id (a UUID), or `taxonomy:code` (`ntee:K31`, `oe_services:1206-2`; the taxonomy code in any case, the term code exactly, else in any case; the colon may be sent as `%3A`), which answers `308` to the canonical URL.',
+      find: termIdOfCode,
+    },
   });
 };
 
