@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { Diagnostics } from '../../src/publish/diagnostics.ts';
 import { readRows } from '../../src/publish/rows.ts';
@@ -10,11 +11,20 @@ import { NATIVE_EXAMPLE, nativeSourceDir, runCommand } from '../helpers/imports.
 import type { ImportRun } from '../helpers/imports.ts';
 
 /**
- * One cause, one message: a file saved with the wrong separator is refused
+ * One cause, one message: a file saved with the wrong separator or in the wrong encoding is refused
  * with that diagnosis first, not with the pile of errors it causes further on.
  */
 
 const ORGANIZATIONS = readFileSync(join(NATIVE_EXAMPLE, 'organizations.csv'), 'utf8');
+
+/** What a French-speaking food bank might export: accents on line 3, a Windows apostrophe on line 4. */
+const ACCENTED = [
+  'id,name,status,alternate_name,description',
+  'QC-001,Banque alimentaire de Laval,published,,Collecte et partage de denrées.',
+  'QC-002,Le Café de la Rue,published,,Repas chauds le midi.',
+  "QC-003,St. Mary’s Pantry,published,,Open Tuesdays.",
+  '',
+].join('\r\n');
 
 const errorsOf = (run: ImportRun): string[] => run.output.filter((line) => line.startsWith('error: '));
 
@@ -82,6 +92,107 @@ describe('a file separated by semicolons, tabs or pipes', () => {
       assert.match(errorsOf(run)[0]!, /^error: .*organizations\.csv:1: the header looks semicolon-separated \("id;name;status;/);
       assert.equal(errorsOf(run).filter((line) => line.includes('organizations.csv')).length, 1, run.text);
       assert.doesNotMatch(run.text, /unknown column|missing required column|malformed CSV/);
+    } finally {
+      sources.remove();
+      data.remove();
+    }
+  });
+});
+
+describe('a file that is not UTF-8', () => {
+  const work = temporaryDirectory();
+  after(() => work.remove());
+  const write = (name: string, content: string | Buffer): string => {
+    const file = join(work.path, name);
+    writeFileSync(file, content);
+    return file;
+  };
+
+  it('says a Latin-1 byte looks like Latin-1, quoting the word, with its line', async () => {
+    const { errors } = await readOne(write('latin1.csv', Buffer.from(ACCENTED, 'latin1')));
+    // Line 2's "denrées" is Latin-1 too, and comes first.
+    assert.deepEqual(errors, ['2: the file is not UTF-8: byte 0xE9 after "denr" looks like Latin-1/Windows-1252 ("denrées."); save it as UTF-8']);
+    const fromLine3 = ACCENTED.replace('denrées', 'denrees');
+    assert.deepEqual((await readOne(write('latin1-3.csv', Buffer.from(fromLine3, 'latin1')))).errors, [
+      '3: the file is not UTF-8: byte 0xE9 after "Caf" looks like Latin-1/Windows-1252 ("Café"); save it as UTF-8',
+    ]);
+  });
+
+  it('says a Windows-1252 apostrophe looks like Windows-1252', async () => {
+    const windows = Buffer.from(ACCENTED.replace('denrées', 'denrees').replace('Café', 'Cafe').replace('’', '\x92'), 'latin1');
+    assert.deepEqual((await readOne(write('cp1252.csv', windows))).errors, [
+      '4: the file is not UTF-8: byte 0x92 after "Mary" looks like Latin-1/Windows-1252 ("Mary’s"); save it as UTF-8',
+    ]);
+  });
+
+  it('quotes what comes before a bad byte at the start of a field, or of the last line', async () => {
+    const school = 'id,name,status\nSPR-009,École Saint-Jean,published';
+    assert.deepEqual((await readOne(write('ecole.csv', Buffer.from(school, 'latin1')))).errors, [
+      '2: the file is not UTF-8: byte 0xC9 after "SPR-009," looks like Latin-1/Windows-1252 ("École"); save it as UTF-8',
+    ]);
+    // The last byte of the file, with no line break after it.
+    assert.deepEqual((await readOne(write('last.csv', Buffer.from('id,name,status\nSPR-009,Published,Caf\xe9', 'latin1')))).errors, [
+      '2: the file is not UTF-8: byte 0xE9 after "Caf" looks like Latin-1/Windows-1252 ("Café"); save it as UTF-8',
+    ]);
+  });
+
+  it('quotes the word across a read boundary, in a long (or gzipped) file, with its line', async () => {
+    // "Caf" ends the first 256 KiB read from disk; its "é" starts the next read.
+    const lines = ['id,name,status'];
+    for (let index = 0, length = 0; length < 250_000; index++) {
+      lines.push(`F-${index},Filler organization number ${index},published`);
+      length += lines.at(-1)!.length + 1;
+    }
+    const head = `${lines.join('\n')}\nQC-002,`;
+    const text = `${head}${'x'.repeat(256 * 1024 - head.length - ' Le Caf'.length)} Le Café,published\n`;
+    assert.equal(Buffer.from(text, 'latin1').indexOf(0xe9), 256 * 1024);
+    const expected = `${lines.length + 1}: the file is not UTF-8: byte 0xE9 after "Caf" looks like Latin-1/Windows-1252 ("Café"); save it as UTF-8`;
+    assert.deepEqual((await readOne(write('long.csv', Buffer.from(text, 'latin1')))).errors, [expected]);
+    assert.deepEqual((await readOne(write('long.csv.gz', gzipSync(Buffer.from(text, 'latin1'))))).errors, [expected]);
+  });
+
+  it('says a byte that is no character in Latin-1/Windows-1252 either is just not UTF-8', async () => {
+    const bytes = Buffer.concat([Buffer.from('id,name,status\nSPR-009,Odd'), Buffer.from([0x81]), Buffer.from(',published\n')]);
+    assert.deepEqual((await readOne(write('odd.csv', bytes))).errors, [
+      '2: the file is not valid UTF-8: byte 0x81 after "Odd" is not a character in UTF-8 or Latin-1/Windows-1252; save it as UTF-8',
+    ]);
+  });
+
+  it('says a file with a UTF-16 byte-order mark is UTF-16 (little- or big-endian, CSV or NDJSON)', async () => {
+    const message = '1: the file is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8';
+    const utf16le = Buffer.from(`\uFEFF${ORGANIZATIONS}`, 'utf16le');
+    assert.deepEqual((await readOne(write('utf16le.csv', utf16le))).errors, [message]);
+    assert.deepEqual((await readOne(write('utf16be.csv', Buffer.from(utf16le).swap16()))).errors, [message]);
+    assert.deepEqual((await readOne(write('utf16le.ndjson', Buffer.from('\uFEFF{"id":"SPR-001","name":"Springfield Food Bank","status":"published"}\n', 'utf16le')))).errors, [
+      message,
+    ]);
+    // Only a header: still a UTF-16 file, not an empty one.
+    assert.deepEqual((await readOne(write('utf16-header.csv', Buffer.from('\uFEFFid,name,status\r\n', 'utf16le')))).errors, [message]);
+  });
+
+  it('says a file with a zero in every other byte looks UTF-16, though zero bytes are valid UTF-8', async () => {
+    const message = '1: the file looks UTF-16 (every other byte is zero); save it as UTF-8';
+    assert.deepEqual((await readOne(write('utf16-no-bom.csv', Buffer.from(ORGANIZATIONS, 'utf16le')))).errors, [message]);
+    assert.deepEqual((await readOne(write('utf16be-no-bom.csv', Buffer.from(ORGANIZATIONS, 'utf16le').swap16()))).errors, [message]);
+  });
+
+  it('still reads UTF-8, with or without a byte-order mark, and says an empty file is empty', async () => {
+    const utf8 = ACCENTED.replace('’', "'");
+    assert.deepEqual(await readOne(write('utf8.csv', utf8)), { rows: 3, errors: [], warnings: 0 });
+    assert.deepEqual(await readOne(write('utf8-bom.csv', `\uFEFF${utf8}`)), { rows: 3, errors: [], warnings: 0 });
+    assert.deepEqual(await readOne(write('header-only.csv', 'id,name,status\n')), { rows: 0, errors: [], warnings: 0 });
+    assert.deepEqual((await readOne(write('empty.csv', ''))).errors, ['-: the file is empty (expected a header row)']);
+    assert.deepEqual((await readOne(write('empty.ndjson', ''))).errors, ['-: the file is empty']);
+  });
+
+  it('is the first error of an import', async () => {
+    const sources = temporaryDirectory();
+    const data = temporaryDirectory();
+    try {
+      nativeSourceDir(sources.path, { 'organizations.csv': Buffer.from(ORGANIZATIONS.replace('Westside Pantry', 'Westside Café'), 'latin1') });
+      const run = await runCommand('validate', data.path, [sources.path]);
+      assert.equal(run.code, 1, run.text);
+      assert.match(errorsOf(run)[0]!, /^error: .*organizations\.csv:3: the file is not UTF-8: byte 0xE9 after "Caf" looks like Latin-1\/Windows-1252 \("Café"\); save it as UTF-8$/);
     } finally {
       sources.remove();
       data.remove();
