@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { Diagnostics } from '../../src/publish/diagnostics.ts';
 import { readRows } from '../../src/publish/rows.ts';
-import { NATIVE_COLUMNS } from '../../src/publish/sources/native.ts';
+import { NATIVE_COLUMNS, nativeRoleOf } from '../../src/publish/sources/native.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand } from '../helpers/imports.ts';
 import type { ImportRun } from '../helpers/imports.ts';
@@ -195,6 +195,72 @@ describe('a file that is not UTF-8', () => {
       assert.match(errorsOf(run)[0]!, /^error: .*organizations\.csv:3: the file is not UTF-8: byte 0xE9 after "Caf" looks like Latin-1\/Windows-1252 \("Café"\); save it as UTF-8$/);
     } finally {
       sources.remove();
+      data.remove();
+    }
+  });
+});
+
+describe('file names, matched ignoring case', () => {
+  const work = temporaryDirectory();
+  after(() => work.remove());
+  const NDJSON_EXAMPLE = join(import.meta.dirname, '..', 'fixtures', 'native-ndjson');
+
+  /** A folder holding the native example under the given names (example name → name written). */
+  function folder(name: string, names: Record<string, string>, from = NATIVE_EXAMPLE): string {
+    const directory = join(work.path, name);
+    mkdirSync(directory);
+    for (const [example, written] of Object.entries(names)) copyFileSync(join(from, example), join(directory, written));
+    return directory;
+  }
+
+  it('knows a native file by its name in any case, and only by the names of its roles', () => {
+    assert.equal(nativeRoleOf('export/Organizations.csv'), 'organizations');
+    assert.equal(nativeRoleOf('export/ORGANIZATIONS.CSV.GZ'), 'organizations');
+    assert.equal(nativeRoleOf('export/Taxonomy_Terms.NDJSON'), 'taxonomy_terms');
+    assert.equal(nativeRoleOf('export/organisations.csv'), undefined);
+    assert.equal(nativeRoleOf('export/constructor.csv'), undefined, 'not a property every object has');
+  });
+
+  it('reads Organizations.NDJSON, TAXONOMIES.NDJSON, Taxonomy_Terms.NDJSON... as what they are', async () => {
+    const directory = folder('capitals', {
+      'organizations.ndjson': 'Organizations.NDJSON',
+      'taxonomies.ndjson': 'TAXONOMIES.NDJSON',
+      'taxonomy_terms.ndjson': 'Taxonomy_Terms.NDJSON',
+      'organization_tags.ndjson': 'Organization_Tags.Ndjson',
+      'organization_identifiers.ndjson': 'ORGANIZATION_IDENTIFIERS.ndjson',
+    }, NDJSON_EXAMPLE);
+    const data = temporaryDirectory();
+    try {
+      const run = await runCommand('validate', data.path, [directory]);
+      assert.equal(run.code, 0, run.text);
+      assert.match(run.text, /Publishable: 4 organizations \(1 unpublished left out\), 1 taxonomies, 5 taxonomy terms; 0 warning\(s\)/);
+      // Named one by one, and with the kind given for the folder.
+      const files = readdirSync(directory).map((name) => join(directory, name));
+      assert.match((await runCommand('validate', data.path, files)).text, /Publishable: 4 organizations/);
+      assert.match((await runCommand('validate', data.path, [`native:${directory}`])).text, /Publishable: 4 organizations/);
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('refuses two files whose names differ only in case, reading one so that nothing else fails', async () => {
+    const directory = folder('twins', {
+      'organizations.csv': 'organizations.csv',
+      'taxonomies.csv': 'taxonomies.csv',
+      'taxonomy_terms.csv': 'taxonomy_terms.csv',
+      'organization_tags.csv': 'organization_tags.csv',
+    });
+    copyFileSync(join(directory, 'organizations.csv'), join(directory, 'Organizations.csv'));
+    const data = temporaryDirectory();
+    try {
+      for (const source of [directory, `native:${directory}`]) {
+        const run = await runCommand('validate', data.path, [source]);
+        assert.equal(run.code, 1, run.text);
+        assert.deepEqual(errorsOf(run), [
+          `error: ${join(directory, 'organizations.csv')}: has the same name as Organizations.csv beside it but for case; names are read ignoring case, so keep one of the two (this one is not read)`,
+        ]);
+      }
+    } finally {
       data.remove();
     }
   });

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { checkSourceFile, checkSourcePath, describeFileError, notRegularFile } from '../source-paths.ts';
 import type { SourceRoot } from '../source-paths.ts';
 import { TABULAR_FILE } from '../rows.ts';
@@ -25,6 +25,7 @@ import type { Source, SourceKind } from './source.ts';
  * - `eo*.csv[.gz]` are IRS state files (`bmf_code_values.csv` beside them gives tax statuses);
  * - `ntee_codes.csv`, `open_eligibility*.csv`, and `ntee_open_eligibility*.csv` or `*crosswalk*.csv`
  *   are the code lists and the crosswalk.
+ * Names are matched ignoring case (`Organizations.CSV`).
  */
 
 const KIND_PREFIX = new RegExp(`^(${SOURCE_KINDS.join('|')}):(.+)$`);
@@ -59,6 +60,26 @@ function sourceOfFiles(kind: FileKind, path: string, files: string[]): Source[] 
   }
 }
 
+/**
+ * The files, less (each with an error) any whose name differs only in case from an earlier one in
+ * the same folder: names are recognised ignoring case, so `organizations.csv` and `Organizations.csv`
+ * would both be the organizations. The first, in byte order, is read, so the other files' references
+ * into it still resolve; the import fails all the same.
+ */
+function withoutCaseTwins(files: readonly string[], diagnostics: Diagnostics): string[] {
+  const first = new Map<string, string>();
+  return files.filter((file) => {
+    const key = join(dirname(file), basename(file).toLowerCase());
+    const twin = first.get(key);
+    if (twin === undefined) {
+      first.set(key, file);
+      return true;
+    }
+    diagnostics.error({ file }, `has the same name as ${basename(twin)} beside it but for case; names are read ignoring case, so keep one of the two (this one is not read)`);
+    return false;
+  });
+}
+
 interface Scan {
   /** The folder given: nothing is read from outside it. */
   root: SourceRoot;
@@ -79,7 +100,7 @@ function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
     return [];
   }
   const sources: Source[] = [];
-  const filesByKind = new Map<FileKind, string[]>();
+  const taken: { kind: FileKind; path: string }[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const path = join(directory, entry.name);
     const kind = fileKindOf(path);
@@ -102,8 +123,11 @@ function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
       continue;
     }
     scan.seen.add(checked.real);
-    filesByKind.set(kind, [...(filesByKind.get(kind) ?? []), path]);
+    taken.push({ kind, path });
   }
+  const read = new Set(withoutCaseTwins(taken.map(({ path }) => path), scan.diagnostics));
+  const filesByKind = new Map<FileKind, string[]>();
+  for (const { kind, path } of taken) if (read.has(path)) filesByKind.set(kind, [...(filesByKind.get(kind) ?? []), path]);
   for (const [kind, files] of filesByKind) sources.push(...sourceOfFiles(kind, directory, files));
   return sources;
 }
@@ -117,7 +141,7 @@ function filesOfKind(kind: FileKind, directory: string, root: SourceRoot, diagno
     diagnostics.error({ file: directory }, describeFileError(error));
     return [];
   }
-  return names
+  const files = names
     .sort()
     .map((name) => join(directory, name))
     .filter((file) => (kind === 'native' ? nativeRoleOf(file) !== undefined : TABULAR_FILE.test(file)))
@@ -126,6 +150,7 @@ function filesOfKind(kind: FileKind, directory: string, root: SourceRoot, diagno
       if (checked.problem !== undefined) diagnostics.error({ file }, checked.problem);
       return checked.problem === undefined;
     });
+  return withoutCaseTwins(files, diagnostics);
 }
 
 function resolveOne(argument: string, diagnostics: Diagnostics): Source[] {
