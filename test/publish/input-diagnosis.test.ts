@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
 import { Diagnostics } from '../../src/publish/diagnostics.ts';
 import { readRows } from '../../src/publish/rows.ts';
+import { resolveSources } from '../../src/publish/sources/resolve.ts';
 import { NATIVE_COLUMNS, nativeRoleOf } from '../../src/publish/sources/native.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand } from '../helpers/imports.ts';
@@ -263,5 +264,89 @@ describe('file names, matched ignoring case', () => {
     } finally {
       data.remove();
     }
+  });
+});
+
+describe('a file in a source folder that is not read', () => {
+  const work = temporaryDirectory();
+  after(() => work.remove());
+
+  it('is named in a warning saying why, with the name meant when it looks like a slip', async () => {
+    const sources = nativeSourceDir(join(work.path, 'export'), {
+      'organisation.csv': ORGANIZATIONS,
+      'orgs.csv': ORGANIZATIONS,
+      'organizations.xlsx': 'PK\x03\x04',
+      'services.xlsx': 'PK\x03\x04',
+      'organization_tags.tsv': 'organization_id\ttaxonomy\tterm_code\n',
+      'notes.txt': 'to do: add the new pantries\n',
+    });
+    mkdirSync(join(sources, 'older'));
+    writeFileSync(join(sources, 'older', 'Taxonomy_Term.csv'), 'taxonomy,code,name\n');
+    symlinkSync('orgs.csv', join(sources, 'orgs-link.csv'));
+    const data = temporaryDirectory();
+    try {
+      const lenient = await runCommand('validate', data.path, [sources]);
+      assert.equal(lenient.code, 0, lenient.text);
+      assert.match(lenient.text, /^warning: 8 × file not read, e\.g\.$/m);
+      // With --strict every warning is printed, as an error.
+      const strict = await runCommand('validate', data.path, [sources], { strict: true });
+      assert.equal(strict.code, 1);
+      const why = (name: string, reason: string): string => `error: ${join(sources, name)}: not read: ${reason} (a warning, fatal with --strict)`;
+      const names = 'see docs/data-format.md for the names read';
+      assert.deepEqual(errorsOf(strict), [
+        why('notes.txt', `not the name of a source file; ${names}`),
+        why(join('older', 'Taxonomy_Term.csv'), `not the name of a source file (did you mean taxonomy_terms.csv?); ${names}`),
+        why('organisation.csv', `not the name of a source file (did you mean organizations.csv?); ${names}`),
+        why('organization_tags.tsv', 'a tab-separated file is not read; save it as CSV, with commas as separators, named for what it holds (see docs/data-format.md)'),
+        why('organizations.xlsx', 'a native file is .csv or .ndjson (optionally .gz); save it as CSV'),
+        why('orgs-link.csv', `not the name of a source file; ${names}`),
+        why('orgs.csv', `not the name of a source file; ${names}`),
+        why('services.xlsx', 'a spreadsheet workbook is not read; save each sheet as a CSV file named for what it holds (see docs/data-format.md)'),
+      ]);
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('says nothing of READMEs, licences, provenance notes, Markdown, dotfiles and lock files', async () => {
+    const quiet = ['README', 'README.md', 'readme.txt', 'LICENSE', 'LICENCE-data.txt', 'PROVENANCE.md', 'CHANGELOG', 'NOTICE', 'COPYING', 'notes.md', '.gitkeep', '.DS_Store', '~$organizations.xlsx', 'organizations.csv~', 'Thumbs.db', 'desktop.ini'];
+    const sources = nativeSourceDir(join(work.path, 'quiet'), Object.fromEntries(quiet.map((name) => [name, 'not data\n'])));
+    const data = temporaryDirectory();
+    try {
+      const run = await runCommand('validate', data.path, [sources], { strict: true });
+      assert.equal(run.code, 0, run.text);
+      assert.match(run.text, /0 warning\(s\)/);
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('is named too in a folder given with its kind', async () => {
+    const sources = nativeSourceDir(join(work.path, 'given'), { 'organisations.csv': ORGANIZATIONS, 'README.md': '# Export\n' });
+    const data = temporaryDirectory();
+    try {
+      const run = await runCommand('validate', data.path, [`native:${sources}`], { strict: true });
+      assert.deepEqual(errorsOf(run), [
+        `error: ${join(sources, 'organisations.csv')}: not read: not the name of a source file (did you mean organizations.csv?); see docs/data-format.md for the names read (a warning, fatal with --strict)`,
+      ]);
+      const ntee = join(work.path, 'ntee');
+      mkdirSync(ntee);
+      writeFileSync(join(ntee, 'codes.csv'), readFileSync(new URL('../../data/ntee/ntee_codes.csv', import.meta.url)));
+      writeFileSync(join(ntee, 'codes.xml'), '<codes/>\n');
+      const kinds = await runCommand('validate', data.path, [`ntee:${ntee}`], { strict: true });
+      assert.deepEqual(errorsOf(kinds), [
+        `error: ${join(ntee, 'codes.xml')}: not read: not a .csv or .ndjson file, which is what a folder given as ntee: is read for (a warning, fatal with --strict)`,
+      ]);
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('leaves the bundled data/ folder without a warning of this kind (its READMEs and PROVENANCE notes are not data)', async () => {
+    const diagnostics = new Diagnostics({ strict: true });
+    const dataFolder = new URL('../../data', import.meta.url).pathname;
+    const sources = resolveSources([dataFolder], diagnostics);
+    assert.deepEqual(diagnostics.errors, []);
+    assert.deepEqual(sources.map((source) => source.kind).sort(), ['irs', 'ntee', 'ntee-crosswalk', 'open-eligibility']);
   });
 });
