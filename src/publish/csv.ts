@@ -62,7 +62,7 @@ const MAX_QUOTED_HEADER = 60;
  * The file is not read with the guessed separator: a wrong guess would publish wrong data, and a
  * file that works here should work in other HSDS tools too.
  */
-export function otherSeparator(headerLine: string, header: readonly string[], columns: Columns): string | undefined {
+function otherSeparator(headerLine: string, header: readonly string[], columns: Columns): string | undefined {
   const lacksColumns = header.length === 1 || columns.required.some((name) => !header.includes(name));
   if (!lacksColumns) return undefined;
   let best: { name: string; count: number } | undefined;

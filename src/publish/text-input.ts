@@ -77,7 +77,7 @@ function wrongEncodingAtStart(start: Buffer): string | undefined {
 }
 
 /** Offset of the first byte that does not begin a valid UTF-8 sequence, or -1 when all are valid. */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
+function firstInvalidUtf8(bytes: Uint8Array): number {
   let at = 0;
   while (at < bytes.length) {
     const lead = bytes[at]!;
@@ -113,7 +113,7 @@ const MAX_QUOTED = 30;
  * @param before the valid UTF-8 bytes of the line before the bad byte (its end, at least)
  * @param from the bytes of the line from the bad byte on
  */
-export function describeInvalidByte(before: Uint8Array, from: Uint8Array): string {
+function describeInvalidByte(before: Uint8Array, from: Uint8Array): string {
   const byte = from[0]!;
   const hex = `0x${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   const text = Buffer.from(before.subarray(Math.max(0, before.length - CONTEXT_BYTES))).toString('utf8').replace(/^\uFFFD+/u, '');
