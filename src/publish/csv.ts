@@ -2,6 +2,7 @@ import { parse } from 'csv-parse';
 import { describeFileError } from './source-paths.ts';
 import { InputError, openTextInput } from './text-input.ts';
 import type { InputOptions } from './text-input.ts';
+import type { Readable } from 'node:stream';
 import type { Diagnostics } from './diagnostics.ts';
 
 export interface SourceRow {
@@ -45,6 +46,48 @@ export function checkHeader(file: string, header: readonly string[], columns: Co
   return usable;
 }
 
+const OTHER_SEPARATORS = [
+  { character: ';', name: 'semicolon' },
+  { character: '\t', name: 'tab' },
+  { character: '|', name: 'pipe' },
+] as const;
+
+/** The header line is quoted up to this many characters. */
+const MAX_QUOTED_HEADER = 60;
+
+/**
+ * Why a header that lacks its columns when read as comma-separated is most likely another kind of
+ * file: one whose header line splits into more columns on a semicolon, tab or pipe than on commas
+ * (as spreadsheets save "CSV" where the comma is the decimal mark, or "text (tab-delimited)").
+ * The file is not read with the guessed separator: a wrong guess would publish wrong data, and a
+ * file that works here should work in other HSDS tools too.
+ */
+function otherSeparator(headerLine: string, header: readonly string[], columns: Columns): string | undefined {
+  const lacksColumns = header.length === 1 || columns.required.some((name) => !header.includes(name));
+  if (!lacksColumns) return undefined;
+  let best: { name: string; count: number } | undefined;
+  for (const { character, name } of OTHER_SEPARATORS) {
+    const count = headerLine.split(character).length;
+    if (count > header.length && count > (best?.count ?? 1)) best = { name, count };
+  }
+  if (best === undefined) return undefined;
+  const shown = headerLine.replaceAll('\t', '\\t');
+  const quoted = shown.length > MAX_QUOTED_HEADER ? `${shown.slice(0, MAX_QUOTED_HEADER)}…` : shown;
+  return `the header looks ${best.name}-separated ("${quoted}"); save the file with commas as separators (CSV)`;
+}
+
+/** Keeps the first line of what a stream gives (up to a bound), as it goes by. */
+function firstLineOf(input: Readable): () => string {
+  let bytes = Buffer.alloc(0);
+  const listen = (chunk: Buffer): void => {
+    const newline = chunk.indexOf(0x0a);
+    bytes = Buffer.concat([bytes, newline === -1 ? chunk : chunk.subarray(0, newline)]);
+    if (newline !== -1 || bytes.length >= MAX_RECORD_BYTES) input.off('data', listen);
+  };
+  input.on('data', listen);
+  return () => bytes.toString('utf8').replace(/^\uFEFF/u, '').replace(/\r$/u, '');
+}
+
 /**
  * Streams the records of a CSV file (plain, or gzip when the name ends in .gz) as header-keyed
  * objects. Problems go to `diagnostics` with their line: a record with the wrong number of columns
@@ -54,11 +97,20 @@ export async function* readCsv(file: string, columns: Columns, diagnostics: Diag
   let headerSeen = false;
   let usable = true;
   let lastLine = 1;
+  let wrongSeparator = false;
   const skipped: { message: string; line: number | undefined }[] = [];
   const parser = parse({
     columns: (header: string[]) => {
       headerSeen = true;
-      usable = checkHeader(file, header, columns, diagnostics);
+      const separator = otherSeparator(headerLine(), header, columns);
+      if (separator === undefined) usable = checkHeader(file, header, columns, diagnostics);
+      else {
+        // One cause, one message: the columns it lacks and the quotes it trips on are not reported too.
+        wrongSeparator = true;
+        usable = false;
+        skipped.length = 0;
+        diagnostics.error({ file, line: 1 }, separator);
+      }
       return header;
     },
     bom: true,
@@ -70,10 +122,12 @@ export async function* readCsv(file: string, columns: Columns, diagnostics: Diag
       if (error === undefined) return;
       // The parser cannot find the next record after a runaway field: stop, and report it once.
       if (error.code === 'CSV_MAX_RECORD_SIZE' || error.code === 'CSV_QUOTE_NOT_CLOSED') throw error;
+      if (wrongSeparator) return;
       skipped.push({ message: describeCsvError(error), line: error.lines });
     },
   });
   const input = openTextInput(file, options);
+  const headerLine = firstLineOf(input);
   input.on('error', (error) => parser.destroy(error));
   input.pipe(parser);
   try {
@@ -91,6 +145,7 @@ export async function* readCsv(file: string, columns: Columns, diagnostics: Diag
   } catch (error) {
     for (const problem of skipped.splice(0)) diagnostics.error({ file, line: problem.line }, problem.message);
     const code = (error as { code?: string }).code;
+    if (wrongSeparator && code?.startsWith('CSV_')) return;
     if (error instanceof InputError) diagnostics.error({ file, line: error.line }, error.message);
     else if (code === 'CSV_QUOTE_NOT_CLOSED' || code === 'CSV_MAX_RECORD_SIZE') {
       // The parser only notices at the end of the file (or of its buffer); the record began after the last good one.

@@ -42,7 +42,7 @@ const cases: ErrorCase[] = [
   {
     label: 'bytes that are not UTF-8',
     files: { 'organizations.csv': Buffer.concat([Buffer.from(ORGANIZATIONS), Buffer.from('SPR-009,Caf'), Buffer.from([0xe9]), Buffer.from(' Latin-1,published,,,,,,,,,,\n')]) },
-    expected: /organizations\.csv:7: the file is not valid UTF-8/,
+    expected: /organizations\.csv:7: the file is not UTF-8: byte 0xE9 after "Caf" looks like Latin-1\/Windows-1252 \("Café"\); save it as UTF-8/,
   },
   {
     label: 'an empty file',

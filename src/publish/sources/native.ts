@@ -35,10 +35,13 @@ export type NativeRole = keyof typeof NATIVE_COLUMNS;
 
 const STATUSES: readonly PublicationStatus[] = ['published', 'unpublished'];
 
-/** The role of a native file from its name (`organizations.csv`, `organization_tags.ndjson.gz`, ...). */
+/**
+ * The role of a native file from its name (`organizations.csv`, `organization_tags.ndjson.gz`, ...),
+ * ignoring case: `Organizations.CSV` is what a spreadsheet or another system may well save.
+ */
 export function nativeRoleOf(file: string): NativeRole | undefined {
-  const name = basename(file).replace(TABULAR_FILE, '');
-  if (!TABULAR_FILE.test(file) || !(name in NATIVE_COLUMNS)) return undefined;
+  const name = basename(file).toLowerCase().replace(TABULAR_FILE, '');
+  if (!TABULAR_FILE.test(file) || !Object.hasOwn(NATIVE_COLUMNS, name)) return undefined;
   return name as NativeRole;
 }
 

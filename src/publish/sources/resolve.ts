@@ -1,13 +1,13 @@
 import { readdirSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { checkSourceFile, checkSourcePath, describeFileError, notRegularFile } from '../source-paths.ts';
 import type { SourceRoot } from '../source-paths.ts';
 import { TABULAR_FILE } from '../rows.ts';
 import { hsdsDatapackageSource } from './hsds-datapackage.ts';
 import { isHsdsPackage } from './hsds-package-layout.ts';
 import { IRS_CODE_VALUES_FILE, IRS_STATE_FILE, irsSource } from './irs-bmf.ts';
-import { nativeRoleOf, nativeSource } from './native.ts';
+import { NATIVE_COLUMNS, nativeRoleOf, nativeSource } from './native.ts';
 import { nteeSource } from './ntee.ts';
 import { nteeCrosswalkSource } from './ntee-crosswalk.ts';
 import { openEligibilitySource } from './open-eligibility.ts';
@@ -26,6 +26,7 @@ import type { Source, SourceKind } from './source.ts';
  * - `eo*.csv[.gz]` are IRS state files (`bmf_code_values.csv` beside them gives tax statuses);
  * - `ntee_codes.csv`, `open_eligibility*.csv`, and `ntee_open_eligibility*.csv` or `*crosswalk*.csv`
  *   are the code lists and the crosswalk.
+ * Names are matched ignoring case (`Organizations.CSV`).
  */
 
 const KIND_PREFIX = new RegExp(`^(${SOURCE_KINDS.join('|')}):(.+)$`);
@@ -57,6 +58,66 @@ function sourceOfFiles(kind: FileKind, path: string, files: string[]): Source[] 
   }
 }
 
+/**
+ * The files, less (each with an error) any whose name differs only in case from an earlier one in
+ * the same folder: names are recognised ignoring case, so `organizations.csv` and `Organizations.csv`
+ * would both be the organizations. The first, in byte order, is read, so the other files' references
+ * into it still resolve; the import fails all the same.
+ */
+function withoutCaseTwins(files: readonly string[], diagnostics: Diagnostics): string[] {
+  const first = new Map<string, string>();
+  return files.filter((file) => {
+    const key = join(dirname(file), basename(file).toLowerCase());
+    const twin = first.get(key);
+    if (twin === undefined) {
+      first.set(key, file);
+      return true;
+    }
+    diagnostics.error({ file }, `has the same name as ${basename(twin)} beside it but for case; names are read ignoring case, so keep one of the two (this one is not read)`);
+    return false;
+  });
+}
+
+/**
+ * Files plainly not data, which a folder of sources may well hold, read or not without a word:
+ * dotfiles (`.gitkeep`, `.DS_Store`), Office lock files (`~$...`) and editor backups (`...~`),
+ * Markdown (`*.md`), READMEs, licences, provenance notes, notices and change logs (`README`,
+ * `README.txt`, `LICENSE-data`...), and Windows' `Thumbs.db` and `desktop.ini`. Any other file
+ * that is not read draws a warning, so that a misnamed source is not silently left out.
+ */
+const NOT_DATA = /^(\.|~\$)|~$|\.md$|^(readme|licen[cs]e|copying|notice|provenance|changelog)([._-].*)?$|^(thumbs\.db|desktop\.ini)$/i;
+
+/** Edits (insert, delete, replace a character) that turn one name into the other. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** Why a file found in a source folder is not read, with the name meant when it looks like a slip. */
+function whyNotRead(file: string, kind?: FileKind): string {
+  const name = basename(file).toLowerCase();
+  const extension = TABULAR_FILE.exec(name)?.[0];
+  const stem = extension === undefined ? name.replace(/\.[^.]*$/, '') : name.slice(0, -extension.length);
+  const roles = Object.keys(NATIVE_COLUMNS);
+  if (/\.(tsv|tab)$/.test(name)) return 'not read: a tab-separated file is not read; save it as CSV, with commas as separators, named for what it holds (see docs/data-format.md)';
+  if (extension === undefined && roles.includes(stem)) return 'not read: a native file is .csv or .ndjson (optionally .gz); save it as CSV';
+  if (/\.(xlsx|xlsm|xls|ods|numbers)$/.test(name)) return 'not read: a spreadsheet workbook is not read; save each sheet as a CSV file named for what it holds (see docs/data-format.md)';
+  if (kind !== undefined && kind !== 'native') return `not read: not a .csv or .ndjson file, which is what a folder given as ${kind}: is read for`;
+  const near = extension === undefined ? undefined : roles.find((role) => editDistance(stem, role) <= 3);
+  const meant = near === undefined ? '' : ` (did you mean ${near}${extension}?)`;
+  return `not read: not the name of a source file${meant}; see docs/data-format.md for the names read`;
+}
+
+/** Warns that a regular file in a source folder is not read, unless it is plainly not data. */
+function warnNotRead(file: string, diagnostics: Diagnostics, kind?: FileKind): void {
+  if (!NOT_DATA.test(basename(file))) diagnostics.warning('file not read', { file }, whyNotRead(file, kind));
+}
+
 interface Scan {
   /** The folder given: nothing is read from outside it. */
   root: SourceRoot;
@@ -77,12 +138,15 @@ function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
     return [];
   }
   const sources: Source[] = [];
-  const filesByKind = new Map<FileKind, string[]>();
+  const taken: { kind: FileKind; path: string }[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const path = join(directory, entry.name);
     const kind = fileKindOf(path);
-    // Other files are never looked at; a link may lead to a folder, so it is followed to see.
-    if (kind === undefined && !entry.isDirectory() && !entry.isSymbolicLink()) continue;
+    // Other files are never opened (only named in a warning); a link may lead to a folder, so it is followed to see.
+    if (kind === undefined && !entry.isDirectory() && !entry.isSymbolicLink()) {
+      if (entry.isFile()) warnNotRead(path, scan.diagnostics);
+      continue;
+    }
     const checked = checkSourcePath(path, scan.root);
     if (checked.problem !== undefined) {
       // What would be read is refused; a link to nothing readable, not named as a source, is ignored like other files.
@@ -93,6 +157,7 @@ function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
       if (!scan.seen.has(checked.real)) sources.push(...scanDirectory(path, checked.real, scan));
       continue;
     }
+    if (kind === undefined && checked.stats.isFile()) warnNotRead(path, scan.diagnostics);
     if (kind === undefined || scan.seen.has(checked.real)) continue;
     const problem = notRegularFile(checked.stats);
     if (problem !== undefined) {
@@ -100,30 +165,40 @@ function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
       continue;
     }
     scan.seen.add(checked.real);
-    filesByKind.set(kind, [...(filesByKind.get(kind) ?? []), path]);
+    taken.push({ kind, path });
   }
+  const read = new Set(withoutCaseTwins(taken.map(({ path }) => path), scan.diagnostics));
+  const filesByKind = new Map<FileKind, string[]>();
+  for (const { kind, path } of taken) if (read.has(path)) filesByKind.set(kind, [...(filesByKind.get(kind) ?? []), path]);
   for (const [kind, files] of filesByKind) sources.push(...sourceOfFiles(kind, directory, files));
   return sources;
 }
 
 /** The files of one kind directly in a directory given with that kind (`native:dir`). */
 function filesOfKind(kind: FileKind, directory: string, root: SourceRoot, diagnostics: Diagnostics): string[] {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(directory);
+    entries = readdirSync(directory, { withFileTypes: true });
   } catch (error) {
     diagnostics.error({ file: directory }, describeFileError(error));
     return [];
   }
-  return names
-    .sort()
-    .map((name) => join(directory, name))
-    .filter((file) => (kind === 'native' ? nativeRoleOf(file) !== undefined : TABULAR_FILE.test(file)))
+  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
+  const isOfKind = (file: string): boolean => (kind === 'native' ? nativeRoleOf(file) !== undefined : TABULAR_FILE.test(file));
+  for (const entry of entries) {
+    const file = join(directory, entry.name);
+    if (isOfKind(file)) continue;
+    if (entry.isFile() || (entry.isSymbolicLink() && checkSourceFile(file, root).problem === undefined)) warnNotRead(file, diagnostics, kind);
+  }
+  const files = entries
+    .map((entry) => join(directory, entry.name))
+    .filter(isOfKind)
     .filter((file) => {
       const checked = checkSourceFile(file, root);
       if (checked.problem !== undefined) diagnostics.error({ file }, checked.problem);
       return checked.problem === undefined;
     });
+  return withoutCaseTwins(files, diagnostics);
 }
 
 function resolveOne(argument: string, diagnostics: Diagnostics): Source[] {
