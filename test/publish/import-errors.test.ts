@@ -87,7 +87,7 @@ const cases: ErrorCase[] = [
 ];
 
 /** References to records not in the input: warnings with a stated outcome, errors with --strict. */
-const dangling = [
+const dangling: { label: string; files: Record<string, string>; expected: RegExp }[] = [
   {
     label: 'a term whose parent does not exist',
     files: { 'taxonomy_terms.csv': `${TERMS}city_services,legal,Legal Aid,,law,\n` },
