@@ -279,7 +279,7 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
     const orphans = db.prepare(`SELECT l.external_id, l.at FROM staging.${table} l WHERE NOT EXISTS (SELECT 1 FROM staging.organizations o WHERE o.external_id = l.external_id)`);
     for (const row of orphans.iterate() as Iterable<{ external_id: string; at: string | null }>) {
       const at = locationOf(row.at);
-      diagnostics.danglingReference(`${LINK_NOUNS[table]} of an organization not in the input`, at, `names organization ${row.external_id}, which is not in the input; left out`);
+      diagnostics.danglingReference(`${LINK_NOUNS[table]} of an organization not in the input`, at, `is linked to organization ${row.external_id}, which is not in the input; left out`);
     }
   }
   const missingParents = db.prepare(

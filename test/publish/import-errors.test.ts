@@ -101,7 +101,7 @@ const dangling: { label: string; files: Record<string, string>; expected: RegExp
   {
     label: 'a tag naming an unknown organization',
     files: { 'organization_tags.csv': `${TAGS}SPR-404,city_services,food\n` },
-    expected: /organization_tags\.csv:7 \[organization_id\]: names organization SPR-404, which is not in the input; left out/,
+    expected: /organization_tags\.csv:7 \[organization_id\]: is linked to organization SPR-404, which is not in the input; left out/,
   },
 ];
 
