@@ -205,12 +205,12 @@ async function stageOrganizations(
   const uuidIds = new Map<string, SourceLocation | undefined>();
   for await (const organization of input.organizations) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
-    organization.tags = organization.tags.filter((tag) => knownTerm(tag, { file: '(input)', ...organization.at, field: 'tags' }, termByKey, diagnostics));
+    const tags = organization.tags.filter((tag) => knownTerm(tag, { file: '(input)', ...organization.at, field: 'tags' }, termByKey, diagnostics));
     const isPublished = organization.status === 'published';
     const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
     const key = stagingKey(organization.externalId);
     try {
-      stage.run(key, organizationSortKey(organization.name), isPublished ? 1 : 0, parent, JSON.stringify(organization));
+      stage.run(key, organizationSortKey(organization.name), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }));
     } catch (error) {
       // The staging primary key is the duplicate check: no separate lookup per row.
       if ((error as { errcode?: number }).errcode !== SQLITE_CONSTRAINT_PRIMARYKEY) throw error;

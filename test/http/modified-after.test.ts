@@ -7,7 +7,7 @@ import { buildSnapshot } from '../../src/publish/build.ts';
 import { PreviousVersions } from '../../src/publish/previous-versions.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { fixedStore } from '../../src/store/store.ts';
-import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
+import { fixtureDataset, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 
 /** Two publishes: the second changes one organization (NAT-003, "Beta Clinic") and adds one. */
@@ -20,7 +20,7 @@ describe('modified_after', () => {
     await buildSnapshot(fixtureDataset(), first, { now: () => new Date('2026-01-01T00:00:00Z') });
     const changed = publishedOrganizations.map((organization, index) => (index === 2 ? { ...organization, description: 'Changed' } : organization));
     const added = { ...publishedOrganizations[1]!, externalId: 'NAT-NEW', name: 'Brand New Shelter', tags: [{ taxonomy: 'Colors', code: 'red' }] };
-    await buildSnapshot(fixtureDataset({ organizations: [...changed, added] }), second, {
+    await buildSnapshot(fixtureDataset({ organizations: [...changed, added, ...unpublishedOrganizations] }), second, {
       now: () => new Date('2026-02-01T12:00:00Z'),
       previous: PreviousVersions.fromSnapshot(first),
     });
