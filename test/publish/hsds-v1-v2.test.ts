@@ -160,8 +160,8 @@ describe('an HSDS 3.1+ package: url.csv, attribute link_type, value and label, n
         'orgs-2.csv': 'id,name,website\norg-2,Two,\n',
         'url.csv': 'id,label,url,organization_id,service_id\nu1,Donate,https://one.example.org/donate,org-1,\nu2,,www.two.example.org,org-2,\nu3,Booking,https://book.example.org,,svc-1\n',
         'Taxonomies.CSV': 'id,name,description\ntx,Topics,\n',
-        'TAXONOMY_TERMS.csv': 'id,code,name,description,taxonomy_id\ntm,food,Food,,tx\n',
-        'attributes.csv': 'id,link_id,taxonomy_term_id,link_type,link_entity,value,label\nat1,org-1,tm,topic,organization,main,Main topic\n',
+        'TAXONOMY_TERMS.csv': 'id,code,name,description,taxonomy_id,taxonomy\ntm,food,Food,,tx,\nfree,urgent,Urgent,,,Flags\n',
+        'attributes.csv': 'id,link_id,taxonomy_term_id,link_type,link_entity,value,label\nat1,org-1,tm,topic,organization,main,Main topic\nat2,org-2,free,,organization,,\n',
       },
       async (app, run) => {
         assert.match(run.text, /note: 1 × website of a service \(not served\)/);
@@ -173,6 +173,12 @@ describe('an HSDS 3.1+ package: url.csv, attribute link_type, value and label, n
         assert.deepEqual(organizations.get('org-2').additional_websites.map(({ url }: { url: string }) => url), ['http://www.two.example.org']);
         const [attribute] = organizations.get('org-1').attributes;
         assert.deepEqual([attribute.link_type, attribute.value, attribute.label], ['topic', 'main', 'Main topic']);
+        // A term of no taxonomy (HSDS makes taxonomy_id optional) is served, and tags as any other.
+        const [untaxed] = organizations.get('org-2').classifications;
+        assert.deepEqual([untaxed.code, untaxed.taxonomy, untaxed.taxonomy_id], ['urgent', undefined, undefined]);
+        assert.equal(organizations.get('org-2').attributes[0].taxonomy_term.taxonomy, 'Flags');
+        const urgent = await ndjson(app, '/taxonomy_terms?search=urgent');
+        assert.deepEqual(urgent.map((term) => [term.name, term.taxonomy, term.taxonomy_id]), [['Urgent', 'Flags', undefined]]);
       },
     );
   });
