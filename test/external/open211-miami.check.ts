@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { FastifyInstance } from 'fastify';
-import { API, temporaryDirectory } from '../helpers/app.ts';
+import { allItems, temporaryDirectory } from '../helpers/app.ts';
 import { checkEveryResponse } from '../helpers/hsds-schemas.ts';
 import { runCommand, serveDataDir } from '../helpers/imports.ts';
 import type { ImportRun } from '../helpers/imports.ts';
@@ -30,11 +30,6 @@ function expectedWebsite(url: string): string | undefined {
   return /^([a-z0-9-]+\.)+[a-z]{2,}(\/\S*)?$/i.test(value) ? `http://${value}` : undefined;
 }
 
-async function ndjson(app: FastifyInstance, path: string): Promise<any[]> {
-  const response = await app.inject({ url: `${API}${path}${path.includes('?') ? '&' : '?'}format=ndjson` });
-  assert.equal(response.statusCode, 200, response.body);
-  return response.body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
-}
 
 describe('Open211 Miami (HSDS 1.x) imported as it is', () => {
   const data = temporaryDirectory();
@@ -61,7 +56,7 @@ describe('Open211 Miami (HSDS 1.x) imported as it is', () => {
 
   it('serves every website that is a web address, with a scheme', async () => {
     const organizations = rowsOf('organizations.csv');
-    const served = new Map((await ndjson(app, '/organizations')).map((organization) => [organization.external_identifier, organization]));
+    const served = new Map((await allItems(app, '/organizations')).map((organization) => [organization.external_identifier, organization]));
     assert.equal(served.size, organizations.length);
     let websites = 0;
     for (const row of organizations) {
@@ -77,9 +72,9 @@ describe('Open211 Miami (HSDS 1.x) imported as it is', () => {
     const first = new Map<string, Row>();
     for (const row of rows) if (!first.has(row.id!)) first.set(row.id!, row);
     assert.equal(rows.length, 1994);
-    const [taxonomy] = await ndjson(app, '/taxonomies');
+    const [taxonomy] = await allItems(app, '/taxonomies');
     assert.equal(taxonomy.name, 'Open211 Miami - AIRS');
-    const terms = await ndjson(app, `/taxonomy_terms?taxonomy_id=${taxonomy.id}`);
+    const terms = await allItems(app, `/taxonomy_terms?taxonomy_id=${taxonomy.id}`);
     assert.equal(terms.length, first.size);
     const idByCode = new Map(terms.map((term) => [term.code, term.id]));
     for (const term of terms) {
@@ -102,7 +97,7 @@ describe('Open211 Miami (HSDS 1.x) imported as it is', () => {
       expected.get(organization)!.add(tag.taxonomy_id!);
     }
     let tagged = 0;
-    for (const organization of await ndjson(app, '/organizations?full=true')) {
+    for (const organization of await allItems(app, '/organizations?full=true')) {
       const codes = organization.classifications.map((classification: { code: string }) => classification.code).sort();
       assert.deepEqual(codes, [...(expected.get(organization.external_identifier) ?? [])].sort(), organization.external_identifier);
       assert.equal(organization.attributes.length, codes.length);

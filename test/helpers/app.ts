@@ -61,6 +61,13 @@ export async function getJson(app: FastifyInstance, url: string, headers: Record
   return { status: response.statusCode, headers: response.headers, text: response.body, body: response.body === '' ? undefined : JSON.parse(response.body) };
 }
 
+/** Every item of a list under the API path, read with `format=ndjson`. */
+export async function allItems(app: FastifyInstance, path: string): Promise<any[]> {
+  const response = await app.inject({ url: `${API}${path}${path.includes('?') ? '&' : '?'}format=ndjson` });
+  if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode} ${response.body}`);
+  return response.body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+}
+
 /** The path and query of an absolute link, for app.inject. */
 export const pathOf = (link: string): string => {
   const url = new URL(link);

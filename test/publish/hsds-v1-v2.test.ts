@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { API, temporaryDirectory } from '../helpers/app.ts';
+import { allItems, temporaryDirectory } from '../helpers/app.ts';
 import { checkEveryResponse } from '../helpers/hsds-schemas.ts';
 import { runCommand, serveDataDir } from '../helpers/imports.ts';
 import type { ImportRun } from '../helpers/imports.ts';
@@ -36,13 +36,8 @@ async function imported(files: Record<string, string>, check: (app: FastifyInsta
   }
 }
 
-async function ndjson(app: FastifyInstance, path: string): Promise<any[]> {
-  const response = await app.inject({ url: `${API}${path}${path.includes('?') ? '&' : '?'}format=ndjson` });
-  assert.equal(response.statusCode, 200, response.body);
-  return response.body.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
-}
 
-const byNativeId = async (app: FastifyInstance) => new Map((await ndjson(app, '/organizations?full=true')).map((organization) => [organization.external_identifier, organization]));
+const byNativeId = async (app: FastifyInstance) => new Map((await allItems(app, '/organizations?full=true')).map((organization) => [organization.external_identifier, organization]));
 
 const ORGANIZATIONS_V1 = [
   'id,name,alternate_name,description,email,url,tax_status,tax_id,year_incorporated,legal_status',
@@ -95,9 +90,9 @@ describe('an HSDS 1.x package (taxonomy.csv, services_taxonomy.csv)', () => {
         ['1', '2', '3', '4', '5'].map((id) => organizations.get(id).website),
         ['http://www.foodbank.example.org', 'http://shelter.example.org/beds', 'https://clinic.example.org/', undefined, undefined],
       );
-      const [taxonomy] = await ndjson(app, '/taxonomies');
+      const [taxonomy] = await allItems(app, '/taxonomies');
       assert.deepEqual([taxonomy.code, taxonomy.name], ['miami-airs', 'Miami AIRS']);
-      const terms = await ndjson(app, '/taxonomy_terms');
+      const terms = await allItems(app, '/taxonomy_terms');
       const idOf = new Map(terms.map((term) => [term.code, term.id]));
       assert.deepEqual(
         terms.map((term) => [term.code, term.name, term.parent_id === undefined ? undefined : terms.find((parent) => parent.id === term.parent_id).code, term.children_count]),
@@ -111,7 +106,7 @@ describe('an HSDS 1.x package (taxonomy.csv, services_taxonomy.csv)', () => {
       assert.deepEqual(organizations.get('1').classifications.map((tag: { code: string }) => tag.code), ['BD-1800', 'B']);
       assert.deepEqual(organizations.get('2').classifications.map((tag: { code: string }) => tag.code), ['BH']);
       assert.equal(organizations.get('1').attributes[0].taxonomy_term_id, idOf.get('BD-1800'));
-      const underBasicNeeds = await ndjson(app, `/organizations?taxonomy_term_id=miami-airs:B`);
+      const underBasicNeeds = await allItems(app, `/organizations?taxonomy_term_id=miami-airs:B`);
       assert.deepEqual(underBasicNeeds.map((organization) => organization.external_identifier), ['1']);
     });
   });
@@ -130,9 +125,9 @@ describe('an HSDS 1.1/2.0 package (taxonomy_terms with `term`, service_attribute
       async (app, run) => {
         assert.match(run.text, /read as HSDS 1\.1\/2\.0/);
         assert.match(run.text, /other_attributes\.csv:3 \[link_type\]: is "location", not "organization": skipped/);
-        const taxonomies = await ndjson(app, '/taxonomies');
+        const taxonomies = await allItems(app, '/taxonomies');
         assert.deepEqual(taxonomies.map((taxonomy) => [taxonomy.code, taxonomy.name]), [['days', 'Days'], ['open-eligibility', 'Open Eligibility']]);
-        const terms = await ndjson(app, '/taxonomy_terms?taxonomy_id=open-eligibility');
+        const terms = await allItems(app, '/taxonomy_terms?taxonomy_id=open-eligibility');
         assert.deepEqual(terms.map((term) => [term.code, term.name, term.taxonomy, term.language]), [
           ['t1', 'Health', 'Open Eligibility', 'en'],
           ['t2', 'Checkups', 'Open Eligibility', 'en'],
@@ -177,7 +172,7 @@ describe('an HSDS 3.1+ package: url.csv, attribute link_type, value and label, n
         const [untaxed] = organizations.get('org-2').classifications;
         assert.deepEqual([untaxed.code, untaxed.taxonomy, untaxed.taxonomy_id], ['urgent', undefined, undefined]);
         assert.equal(organizations.get('org-2').attributes[0].taxonomy_term.taxonomy, 'Flags');
-        const urgent = await ndjson(app, '/taxonomy_terms?search=urgent');
+        const urgent = await allItems(app, '/taxonomy_terms?search=urgent');
         assert.deepEqual(urgent.map((term) => [term.name, term.taxonomy, term.taxonomy_id]), [['Urgent', 'Flags', undefined]]);
       },
     );

@@ -38,14 +38,19 @@ async function readOne(file: string, role: keyof typeof NATIVE_COLUMNS = 'organi
   return { rows, errors, warnings: diagnostics.warningCount };
 }
 
-describe('a file separated by semicolons, tabs or pipes', () => {
+/** Writes files into a folder of the enclosing suite, removed after it; returns each file's path. */
+function scratchFiles(): (name: string, content: string | Buffer) => string {
   const work = temporaryDirectory();
   after(() => work.remove());
-  const write = (name: string, content: string | Buffer): string => {
+  return (name, content) => {
     const file = join(work.path, name);
     writeFileSync(file, content);
     return file;
   };
+}
+
+describe('a file separated by semicolons, tabs or pipes', () => {
+  const write = scratchFiles();
 
   it('says the header looks semicolon-separated, and nothing else about that file', async () => {
     // As a spreadsheet set up for a comma as decimal mark saves "CSV": semicolons, and quotes where a value holds one.
@@ -101,13 +106,7 @@ describe('a file separated by semicolons, tabs or pipes', () => {
 });
 
 describe('a file that is not UTF-8', () => {
-  const work = temporaryDirectory();
-  after(() => work.remove());
-  const write = (name: string, content: string | Buffer): string => {
-    const file = join(work.path, name);
-    writeFileSync(file, content);
-    return file;
-  };
+  const write = scratchFiles();
 
   it('says a Latin-1 byte looks like Latin-1, quoting the word, with its line', async () => {
     const { errors } = await readOne(write('latin1.csv', Buffer.from(ACCENTED, 'latin1')));
