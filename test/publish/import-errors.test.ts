@@ -195,6 +195,24 @@ describe('bad input: a located error, a non-zero exit, nothing published, the li
     }
   });
 
+  it('gives one cause one message: a failed column is not followed by every reference into its rows', async () => {
+    const sources = temporaryDirectory();
+    try {
+      const withoutName = ORGANIZATIONS.split('\n')
+        .map((line) => line.split(',').filter((_, index) => index !== 1).join(','))
+        .join('\n');
+      const run = await runCommand('validate', data.path, [nativeSourceDir(sources.path, { 'organizations.csv': withoutName })]);
+      assert.equal(run.code, 1);
+      assert.deepEqual(run.output.filter((line) => line.startsWith('error: ')).map((line) => line.replace(/^error: .*organizations\.csv/, 'organizations.csv')), [
+        'organizations.csv:1 [name]: missing required column "name"',
+      ]);
+      assert.match(run.text, /note: \d+ reference\(s\) to records not in the input are not listed one by one: the errors above are their likely cause/);
+      assert.doesNotMatch(run.text, /is linked to organization/);
+    } finally {
+      sources.remove();
+    }
+  });
+
   it('accepts a byte-order mark', async () => {
     const sources = temporaryDirectory();
     try {
