@@ -36,7 +36,7 @@ function totalBytes(files: readonly string[]): number {
 function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
   for (const error of diagnostics.errors) write(`error: ${formatDiagnostic(error)}`);
   if (diagnostics.uncheckedReferences > 0) {
-    write(`note: ${count(diagnostics.uncheckedReferences)} reference(s) to records not in the input are not listed one by one: the errors above are their likely cause; fix those first`);
+    write(`note: ${count(diagnostics.uncheckedReferences)} more reference(s) to records not in the input were counted, not listed, because errors came before them (a file or column that failed leaves references into it dangling); fix the errors above, then check again`);
   }
   for (const [label, summaries] of [['warning', diagnostics.warnings], ['note', diagnostics.notes]] as const) {
     for (const summary of summaries) {

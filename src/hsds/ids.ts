@@ -13,9 +13,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (value: string): boolean => UUID.test(value);
 
-/** A native id that is already a UUID is kept (lower-cased), so ids from an HSDS source survive. */
-export const organizationId = (externalId: string): string =>
-  isUuid(externalId) ? externalId.toLowerCase() : uuidFor(`organization:${externalId}`);
+/** An id as a source gives it, for matching: a UUID in lower case, anything else as it is. */
+export const canonicalId = (value: string): string => (isUuid(value) ? value.toLowerCase() : value);
+
+/** The id served for an id a source gives: a UUID is kept (lower-cased), so ids from an HSDS source survive; any other value derives one. */
+export const servedIdOf = (value: string, derive: (value: string) => string): string => (isUuid(value) ? value.toLowerCase() : derive(value));
+
+export const organizationId = (externalId: string): string => servedIdOf(externalId, (id) => uuidFor(`organization:${id}`));
 
 export const taxonomyId = (taxonomyCode: string): string => uuidFor(`taxonomy:${taxonomyCode}`);
 

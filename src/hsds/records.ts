@@ -17,24 +17,41 @@ export interface TaxonomyRecord {
   version?: string;
 }
 
-/** The `taxonomy` of a term that belongs to no taxonomy of the dataset (HSDS allows it). */
-export const NO_TAXONOMY = '';
+/**
+ * The `taxonomy` of a term that belongs to no taxonomy of the dataset (HSDS allows it), keyed by the
+ * `taxonomy_id` it names outside the input, if any, so that codes are unique per outside taxonomy.
+ */
+export const outsideTaxonomy = (taxonomyId: string | undefined): string => `\u0000${taxonomyId ?? ''}`;
 
-export interface TaxonomyTermRecord {
-  /** The code of its taxonomy in the dataset, or NO_TAXONOMY. */
+export const isOutsideTaxonomy = (taxonomy: string): boolean => taxonomy.startsWith('\u0000');
+
+/**
+ * Set by the readers of HSDS packages: a reference to a record not in the input is a warning, and
+ * what it names is served as given (a parent) or the link left out (a tag, identifier or website),
+ * because a package may refer to records published elsewhere. Without it (the native format, whose
+ * references are part of the format) such a reference is an error, but for a missing parent
+ * organization, which is left out with a warning.
+ */
+interface References {
+  lenientReferences?: boolean;
+}
+
+export interface TaxonomyTermRecord extends References {
+  /** The code of its taxonomy in the dataset, or an outsideTaxonomy. */
   taxonomy: string;
   code: string;
   name: string;
   description: string;
   parentCode?: string;
   /**
-   * The parent's id as the source gives it, served when the parent is not in the input (HSDS
-   * declares no reference for it); without it, the id derived from `parentCode` is served.
+   * The parent's served id when the source names a parent that is not a term of this term's taxonomy
+   * in the input (then `parentCode` is not set). A native `parentCode` naming no term is served as
+   * the id derived from it.
    */
   parentId?: string;
   /** The HSDS `taxonomy` field as the source gives it ('' when given empty); the taxonomy's code when undefined. */
   taxonomyText?: string;
-  /** The `taxonomy_id` the source gives a term whose taxonomy is not in the input. */
+  /** The served `taxonomy_id` of a term whose taxonomy is not in the input (see ids.ts servedIdOf). */
   taxonomyId?: string;
   language?: string;
   termUri?: string;
@@ -72,7 +89,7 @@ export interface UrlRecord {
   id?: string;
 }
 
-export interface OrganizationRecord {
+export interface OrganizationRecord extends References {
   externalId: string;
   status: PublicationStatus;
   name: string;
@@ -96,18 +113,18 @@ export interface OrganizationRecord {
 }
 
 /** A tag given apart from its organization (e.g. a row of a tags file), by the organization's native id. */
-export interface TagLink extends TagRecord {
+export interface TagLink extends TagRecord, References {
   organization: string;
   at?: SourceLocation;
 }
 
-export interface IdentifierLink extends OrganizationIdentifierRecord {
+export interface IdentifierLink extends OrganizationIdentifierRecord, References {
   organization: string;
   at?: SourceLocation;
 }
 
 /** One of an organization's websites given apart from it (an HSDS `url` row). */
-export interface UrlLink extends UrlRecord {
+export interface UrlLink extends UrlRecord, References {
   organization: string;
   at?: SourceLocation;
 }

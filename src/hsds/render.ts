@@ -1,4 +1,4 @@
-import { attributeId, isUuid, organizationId, organizationIdentifierId, taxonomyId, taxonomyTermId, urlId } from './ids.ts';
+import { attributeId, organizationId, organizationIdentifierId, taxonomyId, taxonomyTermId, urlId } from './ids.ts';
 import type { OrganizationRecord, TaxonomyRecord, TaxonomyTermRecord } from './records.ts';
 
 /**
@@ -46,26 +46,22 @@ export function renderTaxonomy(record: TaxonomyRecord): RenderedTaxonomy {
 
 export const termIdOf = (record: TaxonomyTermRecord): string => record.id ?? taxonomyTermId(record.taxonomy, record.code);
 
-/** An id a source gives for something not in the input: a UUID as given, otherwise the id derived from it. */
-const givenId = (value: string, derive: (value: string) => string): string => (isUuid(value) ? value.toLowerCase() : derive(value));
-
 /**
- * @param parentId the parent term's HSDS id when the parent is in the dataset; when it is not, the
- * id the record gives for it (or derives from its parent code) is served
+ * @param parentId the parent term's HSDS id when the parent is in the dataset, in the same taxonomy;
+ * otherwise the record's own `parentId` is served
  */
 export function renderTerm(record: TaxonomyTermRecord, taxonomy: RenderedTaxonomy | undefined, parentId: string | undefined): RenderedTerm {
   const id = termIdOf(record);
-  const missingParentId = record.parentCode === undefined ? undefined : (record.parentId ?? givenId(record.parentCode, (code) => taxonomyTermId(record.taxonomy, code)));
   const object = {
     id,
     code: record.code,
     name: record.name,
     description: record.description,
     ...compact({
-      parent_id: parentId ?? missingParentId,
+      parent_id: parentId ?? record.parentId,
       taxonomy: record.taxonomyText ?? taxonomy?.code,
       language: record.language,
-      taxonomy_id: taxonomy?.id ?? (record.taxonomyId === undefined ? undefined : givenId(record.taxonomyId, taxonomyId)),
+      taxonomy_id: taxonomy?.id ?? record.taxonomyId,
       term_uri: record.termUri,
     }),
   };

@@ -5,7 +5,6 @@ import { DatabaseSync } from 'node:sqlite';
 import { isUuid, organizationId } from '../hsds/ids.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
-import { NO_TAXONOMY } from '../hsds/records.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
 import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_WORD_COUNTS, OPTIMIZE_TEXT_INDEXES, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { Diagnostics, formatLocation } from './diagnostics.ts';
@@ -14,7 +13,7 @@ import type { SourceLocation } from './diagnostics.ts';
 import { PreviousVersions } from './previous-versions.ts';
 import { SearchIndexWriter } from './search-index.ts';
 import { STAGING_TABLES, stagingKey } from './staging.ts';
-import { renderVocabulary, termKey } from './vocabulary.ts';
+import { OUTSIDE_TERMS, renderVocabulary, termKey } from './vocabulary.ts';
 import { writeOrganizations } from './write-organizations.ts';
 
 /** The input has errors (listed in `diagnostics`); nothing was written. */
@@ -147,7 +146,7 @@ function writeVocabulary(
   const termPositions = new Map<string, number>();
   const taxonomyPositions = new Map<string, number>();
   const childrenCounts = new Map<string, number>();
-  for (const code of [...taxonomies.map((taxonomy) => taxonomy.code), NO_TAXONOMY]) {
+  for (const code of [...taxonomies.map((taxonomy) => taxonomy.code), OUTSIDE_TERMS]) {
     for (const term of termsByTaxonomy.get(code)!) {
       termPositions.set(term.id, termPositions.size + 1);
       const parentId = term.object.parent_id as string | undefined;
@@ -175,18 +174,20 @@ function writeVocabulary(
     searchIndex.write('taxonomies', index + 1, [taxonomy.code, taxonomy.object.name as string], taxonomy.object.description as string);
     writeTerms(terms, index + 1);
   });
-  writeTerms(termsByTaxonomy.get(NO_TAXONOMY)!, 0);
+  writeTerms(termsByTaxonomy.get(OUTSIDE_TERMS)!, 0);
   return { termPositions, taxonomyPositions };
 }
 
 const locationText = (at: SourceLocation | undefined): string | null => (at === undefined ? null : JSON.stringify(at));
 const locationOf = (text: string | null): SourceLocation => (text === null ? { file: '(input)' } : (JSON.parse(text) as SourceLocation));
 
-/** A tag naming a term that is not in the input is left out, with a warning. */
-function knownTerm(tag: TagRecord, at: SourceLocation | undefined, termByKey: ReadonlyMap<string, RenderedTerm>, diagnostics: Diagnostics): boolean {
+/** A tag naming a term that is not in the input is left out: with a warning where references may dangle, else an error. */
+function knownTerm(tag: TagRecord, at: SourceLocation | undefined, lenient: boolean | undefined, termByKey: ReadonlyMap<string, RenderedTerm>, diagnostics: Diagnostics): boolean {
   if (termByKey.has(termKey(tag.taxonomy, tag.code))) return true;
   // The location names the organization's column; the message says which term.
-  diagnostics.danglingReference('tag naming a term not in the input', { file: '(input)', ...at, field: undefined }, `tag ${tag.taxonomy}:${tag.code} names no term of the input; left out`);
+  const where = { file: '(input)', ...at, field: undefined };
+  if (lenient === true) diagnostics.danglingReference('tag naming a term not in the input', where, `tag ${tag.taxonomy}:${tag.code} names no term of the input; left out`);
+  else diagnostics.danglingReference('', where, `tag ${tag.taxonomy}:${tag.code} names no known taxonomy term`, 'error');
   return false;
 }
 
@@ -205,7 +206,7 @@ async function stageOrganizations(
   const uuidIds = new Map<string, SourceLocation | undefined>();
   for await (const organization of input.organizations) {
     if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
-    const tags = organization.tags.filter((tag) => knownTerm(tag, { file: '(input)', ...organization.at, field: 'tags' }, termByKey, diagnostics));
+    const tags = organization.tags.filter((tag) => knownTerm(tag, { file: '(input)', ...organization.at, field: 'tags' }, organization.lenientReferences, termByKey, diagnostics));
     const isPublished = organization.status === 'published';
     const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
     const key = stagingKey(organization.externalId);
@@ -225,20 +226,22 @@ async function stageOrganizations(
   }
   options.onProgress?.('read', read);
 
-  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, label, link_type, value, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const lenient = (link: { lenientReferences?: boolean }): number => (link.lenientReferences === true ? 1 : 0);
+  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, label, link_type, value, at, lenient) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   for await (const link of input.tags ?? []) {
-    if (!knownTerm(link, link.at, termByKey, diagnostics)) continue;
-    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, link.attributeId ?? null, link.label ?? null, link.linkType ?? null, link.value ?? null, locationText(link.at));
+    if (!knownTerm(link, link.at, link.lenientReferences, termByKey, diagnostics)) continue;
+    const { attributeId, label, linkType, value } = link;
+    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, attributeId ?? null, label ?? null, linkType ?? null, value ?? null, locationText(link.at), lenient(link));
   }
-  const stageIdentifier = db.prepare('INSERT INTO staging.identifiers (external_id, record, at) VALUES (?, ?, ?)');
+  const stageIdentifier = db.prepare('INSERT INTO staging.identifiers (external_id, record, at, lenient) VALUES (?, ?, ?, ?)');
   for await (const link of input.identifiers ?? []) {
     const record: OrganizationIdentifierRecord = { scheme: link.scheme, type: link.type, identifier: link.identifier, id: link.id };
-    stageIdentifier.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at));
+    stageIdentifier.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at), lenient(link));
   }
-  const stageUrl = db.prepare('INSERT INTO staging.urls (external_id, record, at) VALUES (?, ?, ?)');
+  const stageUrl = db.prepare('INSERT INTO staging.urls (external_id, record, at, lenient) VALUES (?, ?, ?, ?)');
   for await (const link of input.urls ?? []) {
     const record: UrlRecord = { url: link.url, label: link.label, id: link.id };
-    stageUrl.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at));
+    stageUrl.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at), lenient(link));
   }
   for (const table of LINK_TABLES) db.exec(`CREATE INDEX staging.${table}_by_organization ON ${table} (external_id)`);
   checkIdCollisions(db, uuidIds, diagnostics);
@@ -270,24 +273,28 @@ const LINK_TABLES = ['tags', 'identifiers', 'urls'] as const;
 const LINK_NOUNS: Record<(typeof LINK_TABLES)[number], string> = { tags: 'tag', identifiers: 'identifier', urls: 'website' };
 
 /**
- * A link to an organization that is not in the input is left out (it has nowhere to be served); a
- * parent that is not in the input is kept as given. Both are warnings, so that a package that refers
- * to organizations published elsewhere still imports.
+ * A link to an organization that is not in the input has nowhere to be served: where references may
+ * dangle (HSDS packages) it is left out with a warning, else it is an error. A parent that is not in
+ * the input is a warning: served as given where references may dangle, else left out.
  */
 function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
   for (const table of LINK_TABLES) {
-    const orphans = db.prepare(`SELECT l.external_id, l.at FROM staging.${table} l WHERE NOT EXISTS (SELECT 1 FROM staging.organizations o WHERE o.external_id = l.external_id)`);
-    for (const row of orphans.iterate() as Iterable<{ external_id: string; at: string | null }>) {
+    const orphans = db.prepare(
+      `SELECT l.external_id, l.at, l.lenient FROM staging.${table} l WHERE NOT EXISTS (SELECT 1 FROM staging.organizations o WHERE o.external_id = l.external_id)`,
+    );
+    for (const row of orphans.iterate() as Iterable<{ external_id: string; at: string | null; lenient: number }>) {
       const at = locationOf(row.at);
-      diagnostics.danglingReference(`${LINK_NOUNS[table]} of an organization not in the input`, at, `is linked to organization ${row.external_id}, which is not in the input; left out`);
+      if (row.lenient === 1) diagnostics.danglingReference(`${LINK_NOUNS[table]} of an organization not in the input`, at, `is linked to organization ${row.external_id}, which is not in the input; left out`);
+      else diagnostics.danglingReference('', at, `names organization ${row.external_id}, which is not in the input`, 'error');
     }
   }
   const missingParents = db.prepare(
     `SELECT o.parent, o.record FROM staging.organizations o WHERE o.parent IS NOT NULL AND NOT EXISTS (SELECT 1 FROM staging.organizations p WHERE p.external_id = o.parent)`,
   );
   for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
-    const { at, parentField } = JSON.parse(row.record) as OrganizationRecord;
-    diagnostics.danglingReference('parent organization not in the input', { file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; served as given`);
+    const { at, parentField, lenientReferences } = JSON.parse(row.record) as OrganizationRecord;
+    const outcome = lenientReferences === true ? 'served as given' : 'left out';
+    diagnostics.danglingReference('parent organization not in the input', { file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; ${outcome}`);
   }
 }
 

@@ -104,16 +104,18 @@ export class Diagnostics {
   }
 
   /**
-   * Records a reference to something that is not in the input (a warning of `kind`). When errors
-   * were found already, it is only counted (see uncheckedReferences): a file or column that failed
-   * leaves every reference into it dangling, and one cause deserves one message.
+   * Records a reference to something that is not in the input: a warning of `kind`, or an error when
+   * the format makes it one. When errors were found already, it is only counted (see
+   * uncheckedReferences): a file or column that failed leaves every reference into it dangling, and
+   * one cause deserves one message.
    */
-  danglingReference(kind: string, at: SourceLocation, message: string): void {
+  danglingReference(kind: string, at: SourceLocation, message: string, severity: 'warning' | 'error' = 'warning'): void {
     if (this.hasErrors) this.uncheckedReferences++;
+    else if (severity === 'error') this.error(at, message);
     else this.warning(kind, at, message);
   }
 
-  /** References to records not in the input that were not reported one by one, because of errors found before. */
+  /** References to records not in the input that were counted, not listed, because errors had been found before them. */
   uncheckedReferences = 0;
 
   /**

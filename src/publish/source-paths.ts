@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { isAbsolute, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
+import type { Diagnostic } from './diagnostics.ts';
 
 /**
  * Where sources may come from. A source folder (a datapackage, or a directory given to `import`) is a
@@ -98,4 +99,36 @@ export function describeFileError(error: unknown): string {
   if (code === 'ELOOP') return 'is a symbolic link loop (a link that leads back to itself); fix or remove the link';
   if (code === 'ENOTDIR') return 'a part of this path is a file, not a directory';
   return (error as Error).message;
+}
+
+/**
+ * Files plainly not data, which a folder of sources may well hold, read or not without a word:
+ * dotfiles (`.gitkeep`, `.DS_Store`), Office lock files (`~$...`) and editor backups (`...~`),
+ * Markdown (`*.md`), READMEs, licences, provenance notes, notices and change logs (`README`,
+ * `README.txt`, `LICENSE-data`...), `datapackage.json` (read by the HSDS package reader itself), and
+ * Windows' `Thumbs.db` and `desktop.ini`. Any other file that is not read draws a warning, so that a
+ * misnamed source is not silently left out.
+ */
+const NOT_DATA = /^(\.|~\$)|~$|\.md$|^(readme|licen[cs]e|copying|notice|provenance|changelog)([._-].*)?$|^(thumbs\.db|desktop\.ini|datapackage\.json)$/i;
+
+export const isPlainlyNotData = (name: string): boolean => NOT_DATA.test(name);
+
+/**
+ * The files, less (each with an error) any whose name differs only in case from an earlier one in
+ * the same folder: names are recognised ignoring case, so `organizations.csv` and `Organizations.csv`
+ * would both be the organizations. The first, in byte order, is read, so the other files' references
+ * into it still resolve; the import fails all the same.
+ */
+export function withoutCaseTwins(files: readonly string[], report: (problem: Diagnostic) => void): string[] {
+  const first = new Map<string, string>();
+  return files.filter((file) => {
+    const key = join(dirname(file), basename(file).toLowerCase());
+    const twin = first.get(key);
+    if (twin === undefined) {
+      first.set(key, file);
+      return true;
+    }
+    report({ file, message: `has the same name as ${basename(twin)} beside it but for case; names are read ignoring case, so keep one of the two (this one is not read)` });
+    return false;
+  });
 }

@@ -8,9 +8,9 @@ export const STAGING_TABLES = `
   CREATE TABLE staging.organizations (
     external_id TEXT PRIMARY KEY, sort_key TEXT NOT NULL, published INTEGER NOT NULL, parent TEXT, record TEXT NOT NULL
   ) WITHOUT ROWID;
-  CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, label TEXT, link_type TEXT, value TEXT, at TEXT);
-  CREATE TABLE staging.urls (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT);
-  CREATE TABLE staging.identifiers (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT);
+  CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, label TEXT, link_type TEXT, value TEXT, at TEXT, lenient INTEGER NOT NULL);
+  CREATE TABLE staging.urls (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT, lenient INTEGER NOT NULL);
+  CREATE TABLE staging.identifiers (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT, lenient INTEGER NOT NULL);
 `;
 
 /** Native ids that are UUIDs name the same organization in any letter case. */

@@ -1,6 +1,6 @@
 import { renderTaxonomy, renderTerm, termIdOf } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
-import { NO_TAXONOMY } from '../hsds/records.ts';
+import { isOutsideTaxonomy, outsideTaxonomy } from '../hsds/records.ts';
 import type { TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 import type { Diagnostics, SourceLocation } from './diagnostics.ts';
 
@@ -9,7 +9,7 @@ export const termKey = (taxonomy: string, code: string): string => `${taxonomy}\
 export interface RenderedVocabulary {
   /** In list order (by code). */
   taxonomies: RenderedTaxonomy[];
-  /** Terms of each taxonomy code, in source order; those of no taxonomy of the dataset under NO_TAXONOMY, last. */
+  /** Terms of each taxonomy code, in source order; those of no taxonomy of the dataset under OUTSIDE_TERMS. */
   termsByTaxonomy: Map<string, RenderedTerm[]>;
   termByKey: Map<string, RenderedTerm>;
 }
@@ -18,9 +18,12 @@ const where = (record: { at?: SourceLocation }, field?: string): SourceLocation 
 
 const describe = (at: SourceLocation | undefined): string => (at === undefined ? '' : ` (first at ${at.file}${at.line === undefined ? '' : `:${at.line}`})`);
 
-const describeTerm = (term: TaxonomyTermRecord): string => (term.taxonomy === NO_TAXONOMY ? `"${term.code}"` : `${term.taxonomy}:${term.code}`);
+/** Where RenderedVocabulary.termsByTaxonomy keeps the terms of no taxonomy of the dataset. */
+export const OUTSIDE_TERMS = outsideTaxonomy(undefined);
 
-/** Terms in a parent cycle are reported and left out, and so are repeats of a term. */
+const describeTerm = (term: TaxonomyTermRecord): string => (isOutsideTaxonomy(term.taxonomy) ? `"${term.code}"` : `${term.taxonomy}:${term.code}`);
+
+/** Terms in a parent cycle, or (in the native format) whose parent chain is broken, are reported and left out; so are repeats of a term. */
 function checkTermTree(terms: readonly TaxonomyTermRecord[], diagnostics: Diagnostics): TaxonomyTermRecord[] {
   const byKey = new Map<string, TaxonomyTermRecord>();
   for (const term of terms) {
@@ -37,11 +40,17 @@ function checkTermTree(terms: readonly TaxonomyTermRecord[], diagnostics: Diagno
     const seen = new Set<TaxonomyTermRecord>([term]);
     for (let current: TaxonomyTermRecord = term; current.parentCode !== undefined; ) {
       const parent = byKey.get(termKey(current.taxonomy, current.parentCode));
-      // A parent that is not in the input is served as given (see renderTerm): the chain ends there.
+      // A parent that is not in the input ends the chain: served as given (see renderTerm) where references may dangle, else an error.
       if (parent === undefined) {
         if (current === term) {
-          diagnostics.danglingReference('term whose parent is not in the input', where(term, term.parentField ?? 'parent_code'), `taxonomy term ${describeTerm(term)} names parent ${term.parentId ?? term.parentCode}, which is not in the input; served as given`);
+          const at = where(term, term.parentField ?? 'parent_code');
+          if (term.lenientReferences === true) {
+            diagnostics.danglingReference('term whose parent is not in the input', at, `taxonomy term ${describeTerm(term)} names parent ${term.parentCode}, which is not in the input; served as given`);
+          } else {
+            diagnostics.danglingReference('', at, `taxonomy term ${describeTerm(term)} names parent ${term.parentCode}, which does not exist`, 'error');
+          }
         }
+        if (term.lenientReferences !== true) broken.add(term);
         break;
       }
       if (seen.has(parent)) {
@@ -76,19 +85,19 @@ export function renderVocabulary(
     byCode.set(taxonomy.code, renderTaxonomy(taxonomy));
   }
   const known = termRecords.filter((term) => {
-    if (term.taxonomy === NO_TAXONOMY || byCode.has(term.taxonomy)) return true;
-    diagnostics.error(where(term, 'taxonomy'), `taxonomy term ${term.code} names taxonomy ${term.taxonomy}, which does not exist`);
+    if (isOutsideTaxonomy(term.taxonomy) || byCode.has(term.taxonomy)) return true;
+    diagnostics.danglingReference('', where(term, 'taxonomy'), `taxonomy term ${term.code} names taxonomy ${term.taxonomy}, which does not exist`, 'error');
     return false;
   });
   const checked = checkTermTree(known, diagnostics);
   const idByKey = new Map(checked.map((term) => [termKey(term.taxonomy, term.code), termIdOf(term)]));
   // Terms of no taxonomy of the dataset come last.
-  const termsByTaxonomy = new Map<string, RenderedTerm[]>([...byCode.keys(), NO_TAXONOMY].map((code) => [code, []]));
+  const termsByTaxonomy = new Map<string, RenderedTerm[]>([...byCode.keys(), OUTSIDE_TERMS].map((code) => [code, []]));
   const termByKey = new Map<string, RenderedTerm>();
   for (const term of checked) {
     const parentId = term.parentCode === undefined ? undefined : idByKey.get(termKey(term.taxonomy, term.parentCode));
     const rendered = renderTerm(term, byCode.get(term.taxonomy), parentId);
-    termsByTaxonomy.get(term.taxonomy)!.push(rendered);
+    termsByTaxonomy.get(isOutsideTaxonomy(term.taxonomy) ? OUTSIDE_TERMS : term.taxonomy)!.push(rendered);
     termByKey.set(termKey(term.taxonomy, term.code), rendered);
   }
   return { taxonomies: [...byCode.values()], termsByTaxonomy, termByKey };

@@ -79,7 +79,7 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
       identifiers: uniqueIdentifiers([...organization.identifiers, ...linkedIdentifiers]),
     };
     const tags = resolveTags([...organization.tags, ...linkedTags], writer.termByKey, writer.input.impliedTags);
-    const parentId = servedParentId(organization.parentExternalId, parentState);
+    const parentId = servedParentId(organization, parentState);
     const rendered = renderOrganization(record, tags, parentId);
     const contentHash = hash('sha1', rendered.detailJson, 'base64');
     const modifiedAt = writer.previous.unchangedSince(organization.externalId, contentHash) ?? writer.publishedAt;
@@ -104,13 +104,15 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
 }
 
 /**
- * A parent in the input is named only when it is published; one that is not in the input is named as
- * given (HSDS declares no reference for it), so a publisher's link to an organization kept elsewhere survives.
+ * A parent in the input is named only when it is published. One that is not in the input is named as
+ * given where references may dangle (an HSDS package may refer to organizations published elsewhere),
+ * and left out otherwise.
  */
-function servedParentId(parent: string | undefined, parentState: StatementSync): string | undefined {
+function servedParentId({ parentExternalId: parent, lenientReferences }: OrganizationRecord, parentState: StatementSync): string | undefined {
   if (parent === undefined) return undefined;
   const state = parentState.get(stagingKey(parent)) as { published: number } | undefined;
-  return state === undefined || state.published === 1 ? organizationId(parent) : undefined;
+  if (state === undefined) return lenientReferences === true ? organizationId(parent) : undefined;
+  return state.published === 1 ? organizationId(parent) : undefined;
 }
 
 /**

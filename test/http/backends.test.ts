@@ -8,7 +8,7 @@ import { buildSnapshot } from '../../src/publish/build.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from '../fixtures/dataset.ts';
-import { NO_TAXONOMY } from '../../src/hsds/records.ts';
+import { outsideTaxonomy } from '../../src/hsds/records.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';
 import { checkEveryResponse } from '../helpers/hsds-schemas.ts';
 import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
@@ -21,8 +21,8 @@ const worded = [
 /** A native id that is an EIN with a leading zero, looked up as people type it. */
 const ein = { ...publishedOrganizations[2]!, externalId: '010211530', name: 'Leading Zero Fund' };
 /** A term of no taxonomy of the dataset (HSDS allows it), tagging one organization. */
-const loose = { taxonomy: NO_TAXONOMY, code: 'loose', name: 'Loose term', description: '', taxonomyId: 'elsewhere', taxonomyText: 'Elsewhere' };
-const looselyTagged = { ...publishedOrganizations[3]!, externalId: 'NAT-L1', name: 'Loosely Tagged', tags: [{ taxonomy: NO_TAXONOMY, code: 'loose' }] };
+const loose = { taxonomy: outsideTaxonomy('elsewhere'), code: 'loose', name: 'Loose term', description: '', taxonomyId: taxonomyId('elsewhere'), taxonomyText: 'Elsewhere' };
+const looselyTagged = { ...publishedOrganizations[3]!, externalId: 'NAT-L1', name: 'Loosely Tagged', tags: [{ taxonomy: outsideTaxonomy('elsewhere'), code: 'loose' }] };
 const dataset = () =>
   fixtureDataset({ terms: [...terms, loose], organizations: [...publishedOrganizations, ...unpublishedOrganizations, ...worded, ein, looselyTagged] });
 const now = () => new Date('2026-03-01T12:00:00Z');
@@ -73,8 +73,8 @@ const PATHS = [
   `/taxonomy_terms/${red}`,
   '/taxonomy_terms/Colors:RED',
   '/taxonomy_terms/none:such',
-  `/taxonomy_terms/${taxonomyTermId(NO_TAXONOMY, 'loose')}`,
-  `/organizations?taxonomy_term_id=${taxonomyTermId(NO_TAXONOMY, 'loose')}&full=true`,
+  `/taxonomy_terms/${taxonomyTermId(outsideTaxonomy('elsewhere'), 'loose')}`,
+  `/organizations?taxonomy_term_id=${taxonomyTermId(outsideTaxonomy('elsewhere'), 'loose')}&full=true`,
   '/taxonomy_terms?search=loose',
   '/taxonomy_terms/THINGS%3Aa?x=1',
   '/organizations?page=0',

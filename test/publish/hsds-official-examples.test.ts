@@ -63,7 +63,7 @@ for (const { version, folder, datapackage } of EXAMPLES) {
         assert.equal(run.code, 0, run.text);
         // What it refers to outside itself is said, with what was done.
         assert.match(run.text, /\[taxonomy_id\]: names taxonomy 07ff6aee-a219-438c-b694-d2fcb6c5373b, which is not in taxonomies\.csv; the term is served with this taxonomy_id/);
-        assert.match(run.text, /\[parent_id\]: taxonomy term "code" names parent 0bc248fa-dc27-4650-9ba4-8f1a24ef16a2, which is not in the input; served as given/);
+        assert.match(run.text, /taxonomy_terms\.csv:2 \[parent_id\]: names term 0bc248fa-dc27-4650-9ba4-8f1a24ef16a2, which is not in the package; served as given/);
         assert.match(run.text, /\[parent_organization_id\]: parent cd09a387-91f4-4555-94ec-e799c35344cd is not in the input; served as given/);
         assert.match(run.text, /\[link_entity\]: is "link_entity", not "organization" or "service"/);
         assert.match(run.text, /not read \(this API serves organizations and taxonomies only\): metadata\.csv/);

@@ -77,7 +77,7 @@ describe('an HSDS 1.x package (taxonomy.csv, services_taxonomy.csv)', () => {
 
   it('serves websites with a scheme, the 1.x taxonomy with its parents, and tags of services on their organization', async () => {
     await imported(files, async (app, run) => {
-      assert.match(run.text, /read as HSDS 1\.x: organizations\.csv, services\.csv, services_taxonomy\.csv, taxonomy\.csv/);
+      assert.match(run.text, /read as HSDS 1\.x: organizations\.csv, taxonomy\.csv, services\.csv, services_taxonomy\.csv/);
       assert.match(run.text, /warning: 2 × website without http\(s\):\/\/, served with http:\/\//);
       assert.match(run.text, /"ourlibrary" is not an absolute http\(s\) URL; left out/);
       assert.match(run.text, /taxonomy\.csv:5 \[id\]: BH is already the id of the term on line 4; this row is left out/);

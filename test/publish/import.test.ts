@@ -123,11 +123,9 @@ describe('importing the native format', () => {
       for (const name of ['taxonomies.csv', 'taxonomy_terms.csv']) rmSync(join(organizations.path, name));
       const separate = await runCommand('validate', directory.path, [vocabulary.path, organizations.path]);
       assert.equal(separate.code, 0, separate.text);
-      // Alone, the tags name terms of no source: left out with a warning (an error with --strict).
       const alone = await runCommand('validate', directory.path, [organizations.path]);
-      assert.equal(alone.code, 0, alone.text);
-      assert.match(alone.text, /organization_tags\.csv:2: tag city_services:food names no term of the input; left out/);
-      assert.equal((await runCommand('validate', directory.path, [organizations.path], { strict: true })).code, 1);
+      assert.equal(alone.code, 1);
+      assert.match(alone.text, /organization_tags\.csv:2: tag city_services:food names no known taxonomy term/);
       assert.equal(currentSnapshotPath(directory.path), undefined, 'validate writes nothing');
     } finally {
       directory.remove();

@@ -6,8 +6,9 @@ import type { HsdsTable } from './hsds-package-layout.ts';
 import type { Columns } from '../csv.ts';
 import type { Diagnostics } from '../diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
-import { isUuid } from '../../hsds/ids.ts';
-import { NO_TAXONOMY } from '../../hsds/records.ts';
+import { canonicalId, isUuid, servedIdOf, taxonomyId as derivedTaxonomyId, taxonomyTermId } from '../../hsds/ids.ts';
+import { termIdOf } from '../../hsds/render.ts';
+import { isOutsideTaxonomy, outsideTaxonomy } from '../../hsds/records.ts';
 import type { IdentifierLink, OrganizationRecord, TagLink, TaxonomyRecord, TaxonomyTermRecord, UrlLink } from '../../hsds/records.ts';
 
 /**
@@ -40,8 +41,8 @@ export const HSDS_COLUMNS = {
     ],
   },
   taxonomies: { required: ['id', 'name'], optional: ['description', 'uri', 'version'] },
-  // 2.0 calls the name `term`; either is checked per file.
-  taxonomy_terms: { required: ['id'], optional: ['code', 'name', 'term', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'] },
+  taxonomy_terms: { required: ['id', 'name'], optional: ['code', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'] },
+  taxonomy_terms_v2: { required: ['id', 'term'], optional: ['description', 'parent_id', 'taxonomy', 'language'] },
   taxonomy_v1: { required: ['id', 'name'], optional: ['parent_id', 'parent_name', 'vocabulary', 'taxonomy_facet'] },
   attributes: { required: ['id', 'link_id', 'taxonomy_term_id', 'link_entity'], optional: ['link_type', 'value', 'label'] },
   organization_identifiers: { required: ['id', 'organization_id', 'identifier_type', 'identifier'], optional: ['identifier_scheme'] },
@@ -53,11 +54,11 @@ export const HSDS_COLUMNS = {
   other_attributes: { required: ['link_id', 'link_type', 'taxonomy_term_id'], optional: ['id'] },
 } as const satisfies Record<HsdsTable, Columns>;
 
-/** An HSDS id as matched and served: a UUID in lower case, anything else as given. */
-const canonicalId = (value: string): string => (isUuid(value) ? value.toLowerCase() : value);
-
 /** The id to serve: only a UUID is kept (the API looks things up by UUID); otherwise the build derives one. */
 const servedId = (value: string): string | undefined => (isUuid(value) ? value.toLowerCase() : undefined);
+
+/** The code of the taxonomy of 1.x terms without a vocabulary: fixed, so that renaming the folder changes no id. */
+const UNNAMED_TAXONOMY = 'taxonomy';
 
 /** A taxonomy code made of a 1.x vocabulary or a 2.0 `taxonomy` name: `Open211 Miami - AIRS` → `open211-miami-airs`. */
 const codeOfName = (name: string): string =>
@@ -66,7 +67,7 @@ const codeOfName = (name: string): string =>
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '') || 'taxonomy';
+    .replace(/^-+|-+$/g, '') || UNNAMED_TAXONOMY;
 
 interface TermRef {
   taxonomy: string;
@@ -81,41 +82,39 @@ interface HsdsVocabulary {
   termsById: Map<string, TermRef>;
 }
 
-/** Which HSDS version the tables found are, for the summary (each table is read by its own columns whatever this says). */
-function versionOf(tables: ReadonlySet<HsdsTable>): string {
-  if (tables.has('taxonomy_v1') || tables.has('services_taxonomy')) return '1.x';
-  if (tables.has('service_attributes') || tables.has('other_attributes')) return '1.1/2.0';
-  if (tables.has('urls')) return '3.1 or later';
-  return '3.x';
+/** One value per import (per Diagnostics), made once however many readers ask for it. */
+function perImport<T>(make: (context: ReadContext) => Promise<T>): (context: ReadContext) => Promise<T> {
+  const made = new WeakMap<Diagnostics, Promise<T>>();
+  return (context) => {
+    let promise = made.get(context.diagnostics);
+    if (promise === undefined) {
+      promise = make(context);
+      made.set(context.diagnostics, promise);
+    }
+    return promise;
+  };
 }
 
 /** A folder of HSDS tables: taxonomies, terms, organizations, their attributes, identifiers, websites, and tags of their services. */
 export function hsdsDatapackageSource(directory: string): Source {
   const layout = packageLayout(directory);
-  const once = new WeakSet<Diagnostics>();
-  const vocabularies = new WeakMap<Diagnostics, Promise<HsdsVocabulary>>();
-  const serviceMaps = new WeakMap<Diagnostics, Promise<Map<string, string>>>();
   const fileOf = (table: HsdsTable): string => basename(layout.files.get(table)?.[0] ?? `${table}.csv`);
+  const termFile = (): string => fileOf(layout.files.has('taxonomy_v1') ? 'taxonomy_v1' : layout.files.has('taxonomy_terms_v2') ? 'taxonomy_terms_v2' : 'taxonomy_terms');
 
   /** Reports the layout's problems and what it found, once per import; true when the tables can be read. */
-  const readable = (context: ReadContext): boolean => {
-    if (!once.has(context.diagnostics)) {
-      once.add(context.diagnostics);
-      for (const { message, ...at } of layout.problems) context.diagnostics.error(at, message);
-      if (layout.problems.length === 0) {
-        const tables = [...layout.files.keys()].filter((table) => table !== 'organizations' || layout.present.length > 0);
-        context.diagnostics.note('HSDS package read', { file: directory }, `read as HSDS ${versionOf(new Set(tables))}: ${layout.present.map((file) => basename(file)).join(', ')}`);
-        if (layout.unread.length > 0) {
-          context.diagnostics.warning('file not read', { file: directory }, `not read (this API serves organizations and taxonomies only): ${layout.unread.join(', ')}`);
-        }
-      }
-    }
-    return layout.problems.length === 0;
-  };
+  const readable = perImport(async (context) => {
+    const { diagnostics } = context;
+    for (const { message, ...at } of [...layout.problems, ...layout.caseTwins]) diagnostics.error(at, message);
+    if (layout.problems.length > 0) return false;
+    diagnostics.note('HSDS package read', { file: directory }, `read as HSDS ${layout.version}: ${layout.present.map((file) => basename(file)).join(', ')}`);
+    for (const { message, ...at } of layout.listedButMissing) diagnostics.note('table listed in datapackage.json but not in the folder', at, message);
+    if (layout.unread.length > 0) diagnostics.warning('file not read', { file: directory }, `not read (this API serves organizations and taxonomies only): ${layout.unread.join(', ')}`);
+    return true;
+  });
 
   /** The rows of a table, every file of it in turn; nothing when it is absent (organizations: an error). */
   async function* rowsOf(table: HsdsTable, context: ReadContext): AsyncGenerator<RowFields> {
-    if (!readable(context)) return;
+    if (!(await readable(context))) return;
     const files = layout.files.get(table);
     if (files === undefined) {
       if (table === 'organizations') context.diagnostics.error({ file: directory }, 'no organizations.csv: an HSDS package needs its organizations table');
@@ -151,83 +150,82 @@ export function hsdsDatapackageSource(directory: string): Source {
   }
 
   /**
-   * 3.x terms (and 2.0, whose name column is `term` and which has no taxonomy table). A term's
-   * `taxonomy_id` may be empty (HSDS makes it optional) or name a taxonomy not in the package: the term
-   * is served in no taxonomy of the dataset, with `taxonomy_id` as given, and the second is a warning.
+   * 3.x and 2.0 terms. A 3.x term's `taxonomy_id` may be empty (HSDS makes it optional) or name a
+   * taxonomy not in the package (a warning): the term is served in no taxonomy of the dataset, with
+   * `taxonomy_id` as given. 2.0 has no taxonomy table: the vocabulary its `taxonomy` names becomes a
+   * taxonomy of the dataset.
    */
   async function readTerms(context: ReadContext, taxonomies: TaxonomyRecord[]): Promise<ReadTerm[]> {
     const taxonomyCodes = new Set(taxonomies.map((taxonomy) => taxonomy.code));
     const read: ReadTerm[] = [];
     const firstLine = new Map<string, number>();
-    let nameColumn: 'name' | 'term' | undefined;
-    for await (const row of rowsOf('taxonomy_terms', context)) {
-      nameColumn ??= row.has('name') ? 'name' : row.has('term') ? 'term' : undefined;
-      if (nameColumn === undefined) {
-        context.diagnostics.error({ ...row.at('name'), line: 1 }, 'missing required column "name" (HSDS 2.0: "term")');
-        break;
-      }
-      const termId = canonicalId(row.required('id', 'id'));
-      const taxonomyIdGiven = row.optional('taxonomy_id', 'id');
-      const taxonomyText = row.optional('taxonomy', 'text');
-      let taxonomy = NO_TAXONOMY;
-      let taxonomyId: string | undefined;
-      if (taxonomyIdGiven !== undefined) {
-        if (taxonomyCodes.has(canonicalId(taxonomyIdGiven))) taxonomy = canonicalId(taxonomyIdGiven);
-        else {
-          taxonomyId = canonicalId(taxonomyIdGiven);
+    for (const table of ['taxonomy_terms', 'taxonomy_terms_v2'] as const) {
+      for await (const row of rowsOf(table, context)) {
+        const termId = canonicalId(row.required('id', 'id'));
+        const taxonomyText = row.optional('taxonomy', 'text');
+        const given = table === 'taxonomy_terms' ? row.optional('taxonomy_id', 'id') : undefined;
+        let taxonomy = outsideTaxonomy(undefined);
+        let taxonomyId: string | undefined;
+        if (table === 'taxonomy_terms_v2') {
+          if (taxonomyText !== undefined) taxonomy = codeOfName(taxonomyText);
+        } else if (given !== undefined && taxonomyCodes.has(canonicalId(given))) {
+          taxonomy = canonicalId(given);
+        } else if (given !== undefined) {
+          taxonomy = outsideTaxonomy(canonicalId(given));
+          taxonomyId = servedIdOf(given, derivedTaxonomyId);
           context.diagnostics.danglingReference(
             'term of a taxonomy not in the package',
             row.at('taxonomy_id'),
-            `names taxonomy ${taxonomyIdGiven}, which is not in ${fileOf('taxonomies')}; the term is served with this taxonomy_id, in no taxonomy of the dataset`,
+            `names taxonomy ${given}, which is not in ${fileOf('taxonomies')}; the term is served with this taxonomy_id, in no taxonomy of the dataset`,
           );
         }
-      } else if (nameColumn === 'term' && taxonomyText !== undefined) {
-        // 2.0 has no taxonomy table: its `taxonomy` names the vocabulary, which becomes a taxonomy of the dataset.
-        taxonomy = codeOfName(taxonomyText);
+        const parentId = row.optional('parent_id', 'id');
+        const record: TaxonomyTermRecord = {
+          taxonomy,
+          // Codes must be unique within a taxonomy; a term without one is known by its id.
+          code: (table === 'taxonomy_terms' ? row.optional('code', 'code') : undefined) ?? termId,
+          id: servedId(termId),
+          name: row.required(table === 'taxonomy_terms' ? 'name' : 'term', 'name'),
+          description: row.optional('description', 'description') ?? '',
+          taxonomyText: taxonomyText ?? '',
+          taxonomyId,
+          language: row.optional('language', 'text'),
+          termUri: table === 'taxonomy_terms' ? row.url('term_uri') : undefined,
+          lenientReferences: true,
+          at: row.at(),
+        };
+        if (termId !== '') {
+          const first = firstLine.get(termId);
+          if (first !== undefined) row.error('id', `${termId} is already the id of the term on line ${first}`);
+          else firstLine.set(termId, row.line);
+        }
+        if (row.valid) read.push({ record, termId, parentId: parentId === undefined ? undefined : canonicalId(parentId) });
       }
-      const parentId = row.optional('parent_id', 'id');
-      const record: TaxonomyTermRecord = {
-        taxonomy,
-        // Codes must be unique within a taxonomy; a term without one is known by its id.
-        code: row.optional('code', 'code') ?? termId,
-        id: servedId(termId),
-        name: row.required(nameColumn, 'name'),
-        description: row.optional('description', 'description') ?? '',
-        taxonomyText: taxonomyText ?? '',
-        taxonomyId,
-        language: row.optional('language', 'text'),
-        termUri: row.url('term_uri'),
-        at: row.at(),
-      };
-      if (termId !== '') {
-        const first = firstLine.get(termId);
-        if (first !== undefined) row.error('id', `${termId} is already the id of the term on line ${first}`);
-        else firstLine.set(termId, row.line);
-      }
-      if (row.valid) read.push({ record, termId, parentId: parentId === undefined ? undefined : canonicalId(parentId) });
     }
     return read;
   }
 
   /**
-   * 1.x `taxonomy.csv`: terms whose code is their id, in the taxonomy their `vocabulary` names (or one
-   * named after the folder). A repeated id keeps its first row, with a warning: 1.x declares no key.
+   * 1.x `taxonomy.csv`: terms whose code is their id, in the taxonomy their `vocabulary` names. A
+   * repeated id keeps its first row, with a warning: 1.x declares no key.
    */
   async function readVersion1Terms(context: ReadContext): Promise<{ taxonomies: TaxonomyRecord[]; read: ReadTerm[] }> {
     const taxonomies = new Map<string, TaxonomyRecord>();
     const read: ReadTerm[] = [];
     const firstLine = new Map<string, number>();
     for await (const row of rowsOf('taxonomy_v1', context)) {
-      const termId = row.required('id', 'code');
-      const vocabulary = row.optional('vocabulary', 'name') ?? `Taxonomy of ${basename(directory)}`;
-      const code = codeOfName(vocabulary);
-      if (!taxonomies.has(code)) taxonomies.set(code, { code, name: vocabulary, description: '', at: row.at('vocabulary') });
+      const termId = canonicalId(row.required('id', 'code'));
+      const vocabulary = row.optional('vocabulary', 'name');
+      const code = vocabulary === undefined ? UNNAMED_TAXONOMY : codeOfName(vocabulary);
+      if (!taxonomies.has(code)) taxonomies.set(code, { code, name: vocabulary ?? 'Taxonomy', description: '', at: row.at('vocabulary') });
       const record: TaxonomyTermRecord = {
         taxonomy: code,
         code: termId,
+        id: servedId(termId),
         name: row.required('name', 'name'),
         description: '',
-        taxonomyText: vocabulary,
+        taxonomyText: vocabulary ?? '',
+        lenientReferences: true,
         at: row.at(),
       };
       const parentId = row.optional('parent_id', 'code');
@@ -238,80 +236,64 @@ export function hsdsDatapackageSource(directory: string): Source {
         continue;
       }
       firstLine.set(termId, row.line);
-      read.push({ record, termId, parentId });
+      read.push({ record, termId, parentId: parentId === undefined ? undefined : canonicalId(parentId) });
     }
     return { taxonomies: [...taxonomies.values()], read };
   }
 
   /**
-   * Links parents by id. A parent_id naming no term is kept as given (HSDS declares no reference for
-   * it): the build warns and serves it.
+   * Links parents by id. A parent in the term's own taxonomy is linked by its code (the build checks
+   * the tree); any other parent is served as given, with a warning: its id when it is in the package
+   * (in another taxonomy), else the id given (HSDS declares no reference for parent_id).
    */
-  function linkParents(context: ReadContext, read: readonly ReadTerm[]): HsdsVocabulary['terms'] {
+  function linkParents(context: ReadContext, read: readonly ReadTerm[]): void {
     const byId = new Map(read.map((term) => [term.termId, term.record]));
-    const terms: TaxonomyTermRecord[] = [];
     for (const { record, parentId } of read) {
-      if (parentId !== undefined) {
-        const parent = byId.get(parentId);
-        if (parent !== undefined && parent.taxonomy !== record.taxonomy) {
-          context.diagnostics.error({ ...record.at!, field: 'parent_id' }, `names term ${parentId}, which is in another taxonomy (${parent.taxonomy || 'none'})`);
-          continue;
-        }
-        record.parentCode = parent?.code ?? parentId;
-        if (parent === undefined) record.parentId = isUuid(parentId) ? parentId : undefined;
-        record.parentField = 'parent_id';
+      if (parentId === undefined) continue;
+      record.parentField = 'parent_id';
+      const parent = byId.get(parentId);
+      if (parent !== undefined && parent.taxonomy === record.taxonomy) {
+        record.parentCode = parent.code;
+        continue;
       }
-      terms.push(record);
+      record.parentId = parent === undefined ? servedIdOf(parentId, (id) => taxonomyTermId(record.taxonomy, id)) : termIdOf(parent);
+      const where = parent === undefined ? 'which is not in the package' : 'which is in another taxonomy';
+      context.diagnostics.danglingReference('term whose parent is not in its taxonomy in the package', { ...record.at!, field: 'parent_id' }, `names term ${parentId}, ${where}; served as given`);
     }
-    return terms;
   }
 
-  async function readVocabulary(context: ReadContext): Promise<HsdsVocabulary> {
+  const vocabulary = perImport(async (context): Promise<HsdsVocabulary> => {
+    if (!(await readable(context))) return { taxonomies: [], terms: [], termsById: new Map() };
     const taxonomies = await readTaxonomies(context);
     const read = await readTerms(context, taxonomies);
     const version1 = await readVersion1Terms(context);
     // 2.0 taxonomies come from the names its terms give.
+    const known = new Set(taxonomies.map((taxonomy) => taxonomy.code));
     for (const { record } of read) {
-      if (record.taxonomy !== NO_TAXONOMY && !taxonomies.some((taxonomy) => taxonomy.code === record.taxonomy)) {
-        taxonomies.push({ code: record.taxonomy, name: record.taxonomyText!, description: '', at: record.at });
-      }
+      if (isOutsideTaxonomy(record.taxonomy) || known.has(record.taxonomy)) continue;
+      known.add(record.taxonomy);
+      taxonomies.push({ code: record.taxonomy, name: record.taxonomyText!, description: '', at: record.at });
     }
     taxonomies.push(...version1.taxonomies);
-    const terms = linkParents(context, [...read, ...version1.read]);
-    const kept = new Set(terms);
-    const termsById = new Map<string, TermRef>();
-    for (const { record, termId } of [...read, ...version1.read]) {
-      if (kept.has(record)) termsById.set(termId, { taxonomy: record.taxonomy, code: record.code });
-    }
-    return { taxonomies, terms, termsById };
-  }
-
-  const vocabulary = (context: ReadContext): Promise<HsdsVocabulary> => {
-    let promise = vocabularies.get(context.diagnostics);
-    if (promise === undefined) {
-      promise = readVocabulary(context);
-      vocabularies.set(context.diagnostics, promise);
-    }
-    return promise;
-  };
+    const all = [...read, ...version1.read];
+    linkParents(context, all);
+    return {
+      taxonomies,
+      terms: all.map(({ record }) => record),
+      termsById: new Map(all.map(({ record, termId }) => [termId, { taxonomy: record.taxonomy, code: record.code }])),
+    };
+  });
 
   /** Each service's organization, for the tags of services (this profile serves them on the organization). */
-  const servicesOf = (context: ReadContext): Promise<Map<string, string>> => {
-    let promise = serviceMaps.get(context.diagnostics);
-    if (promise === undefined) {
-      promise = (async () => {
-        const organizationOf = new Map<string, string>();
-        for await (const row of rowsOf('services', context)) {
-          const id = canonicalId(row.required('id', 'id'));
-          const organization = row.optional('organization_id', 'id');
-          if (row.valid && organization !== undefined) organizationOf.set(id, canonicalId(organization));
-        }
-        return organizationOf;
-      })();
-      serviceMaps.set(context.diagnostics, promise);
+  const servicesOf = perImport(async (context) => {
+    const organizationOf = new Map<string, string>();
+    for await (const row of rowsOf('services', context)) {
+      const id = canonicalId(row.required('id', 'id'));
+      const organization = row.optional('organization_id', 'id');
+      if (row.valid && organization !== undefined) organizationOf.set(id, canonicalId(organization));
     }
-    return promise;
-  };
+    return organizationOf;
+  });
 
   async function* organizations(context: ReadContext): AsyncGenerator<OrganizationRecord> {
     let websiteColumn: 'website' | 'url' | undefined;
@@ -333,30 +315,27 @@ export function hsdsDatapackageSource(directory: string): Source {
         legalStatus: row.optional('legal_status', 'text'),
         logo: row.url('logo'),
         uri: row.url('uri'),
-        // Not in the package: served as given (the build warns).
         parentExternalId: parent === undefined ? undefined : canonicalId(parent),
         parentField: 'parent_organization_id',
         identifiers: [],
         tags: [],
+        lenientReferences: true,
         at: row.at(),
       };
       if (row.valid) yield record;
     }
   }
 
-  /** A tag of the term with this id; a term not in the package leaves the tag out, with a warning. */
+  /** The term with this id; a term not in the package leaves the tag out, with a warning. */
   function termOf(row: RowFields, column: string, termsById: ReadonlyMap<string, TermRef>, context: ReadContext): TermRef | undefined {
     const termId = row.required(column, 'id');
     if (termId === '') return undefined;
     const term = termsById.get(canonicalId(termId));
-    if (term === undefined) {
-      const termFile = layout.files.has('taxonomy_v1') ? fileOf('taxonomy_v1') : fileOf('taxonomy_terms');
-      context.diagnostics.danglingReference('tag naming a term not in the package', row.at(column), `names term ${termId}, which is not in ${termFile}; left out`);
-    }
+    if (term === undefined) context.diagnostics.danglingReference('tag naming a term not in the package', row.at(column), `names term ${termId}, which is not in ${termFile()}; left out`);
     return term;
   }
 
-  /** A tag of a service, given to the service's organization; a service not in the package leaves it out, with a warning. */
+  /** The organization of a service; a service not in the package leaves its tag out, with a warning. */
   function serviceOrganization(row: RowFields, column: string, organizationOf: ReadonlyMap<string, string>, context: ReadContext): string | undefined {
     const service = canonicalId(row.required(column, 'id'));
     const organization = organizationOf.get(service);
@@ -367,9 +346,13 @@ export function hsdsDatapackageSource(directory: string): Source {
   }
 
   async function* tags(context: ReadContext): AsyncGenerator<TagLink> {
-    if (!readable(context)) return;
     const { termsById } = await vocabulary(context);
-    const organizationOf = layout.files.has('services') ? await servicesOf(context) : new Map<string, string>();
+    const organizationOf = await servicesOf(context);
+    let ofServices = 0;
+    const serviceTag = (organization: string, term: TermRef, row: RowFields): TagLink => {
+      ofServices++;
+      return { organization, ...term, lenientReferences: true, at: row.at('service_id') };
+    };
     for await (const row of rowsOf('attributes', context)) {
       const entity = row.optional('link_entity', 'text')?.toLowerCase();
       if (entity !== 'organization' && entity !== 'service') {
@@ -383,18 +366,18 @@ export function hsdsDatapackageSource(directory: string): Source {
       const term = termOf(row, 'taxonomy_term_id', termsById, context);
       if (entity === 'service') {
         const organization = serviceOrganization(row, 'link_id', organizationOf, context);
-        if (term !== undefined && organization !== undefined && row.valid) yield { organization, ...term, at: row.at('link_id') };
+        if (term !== undefined && organization !== undefined && row.valid) yield { ...serviceTag(organization, term, row), at: row.at('link_id') };
         continue;
       }
       const id = canonicalId(row.required('id', 'id'));
-      const organization = canonicalId(row.required('link_id', 'id'));
       const link: TagLink = {
-        organization,
+        organization: canonicalId(row.required('link_id', 'id')),
         ...(term ?? { taxonomy: '', code: '' }),
         attributeId: servedId(id),
         linkType: row.optional('link_type', 'text'),
         value: row.optional('value', 'text'),
         label: row.optional('label', 'text'),
+        lenientReferences: true,
         at: row.at('link_id'),
       };
       if (term !== undefined && row.valid) yield link;
@@ -404,7 +387,7 @@ export function hsdsDatapackageSource(directory: string): Source {
       for await (const row of rowsOf(table, context)) {
         const term = termOf(row, termColumn, termsById, context);
         const organization = serviceOrganization(row, 'service_id', organizationOf, context);
-        if (term !== undefined && organization !== undefined && row.valid) yield { organization, ...term, at: row.at('service_id') };
+        if (term !== undefined && organization !== undefined && row.valid) yield serviceTag(organization, term, row);
       }
     }
     for await (const row of rowsOf('other_attributes', context)) {
@@ -415,7 +398,10 @@ export function hsdsDatapackageSource(directory: string): Source {
       }
       const term = termOf(row, 'taxonomy_term_id', termsById, context);
       const organization = canonicalId(row.required('link_id', 'id'));
-      if (term !== undefined && row.valid) yield { organization, ...term, at: row.at('link_id') };
+      if (term !== undefined && row.valid) yield { organization, ...term, lenientReferences: true, at: row.at('link_id') };
+    }
+    if (ofServices > 0) {
+      context.diagnostics.note('tags of services given to their organizations', { file: directory }, `${ofServices.toLocaleString('en-US')} tags of services (before repeats of a term on one organization are merged)`);
     }
   }
 
@@ -428,6 +414,7 @@ export function hsdsDatapackageSource(directory: string): Source {
         type: row.required('identifier_type', 'text'),
         identifier: row.required('identifier', 'identifier'),
         id: servedId(id),
+        lenientReferences: true,
         at: row.at('organization_id'),
       };
       if (row.valid) yield link;
@@ -439,12 +426,13 @@ export function hsdsDatapackageSource(directory: string): Source {
     for await (const row of rowsOf('urls', context)) {
       const organization = row.optional('organization_id', 'id');
       if (organization === undefined) {
-        context.diagnostics.note('website of a service (not served)', row.at('service_id'), 'this profile has no services; left out');
+        if (row.optional('service_id', 'id') !== undefined) context.diagnostics.note('website of a service (not served)', row.at('service_id'), 'this profile has no services; left out');
+        else row.warning('website of nothing', 'organization_id', 'has neither organization_id nor service_id; left out');
         continue;
       }
       const id = canonicalId(row.required('id', 'id'));
       const url = row.website('url');
-      const link: UrlLink = { organization: canonicalId(organization), url: url ?? '', label: row.optional('label', 'text'), id: servedId(id), at: row.at('organization_id') };
+      const link: UrlLink = { organization: canonicalId(organization), url: url ?? '', label: row.optional('label', 'text'), id: servedId(id), lenientReferences: true, at: row.at('organization_id') };
       if (url !== undefined && row.valid) yield link;
     }
   }
@@ -453,8 +441,8 @@ export function hsdsDatapackageSource(directory: string): Source {
     kind: 'hsds',
     path: directory,
     files: layout.present,
-    taxonomies: async (context) => (readable(context) ? (await vocabulary(context)).taxonomies : []),
-    terms: async (context) => (readable(context) ? (await vocabulary(context)).terms : []),
+    taxonomies: async (context) => (await vocabulary(context)).taxonomies,
+    terms: async (context) => (await vocabulary(context)).terms,
     organizations: (context) => organizations(context),
     tags: (context) => tags(context),
     identifiers: (context) => identifiers(context),

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { checkSourceFile, checkSourcePath, describeFileError, notRegularFile } from '../source-paths.ts';
+import { checkSourceFile, checkSourcePath, describeFileError, isPlainlyNotData, notRegularFile, withoutCaseTwins } from '../source-paths.ts';
 import type { SourceRoot } from '../source-paths.ts';
 import { TABULAR_FILE } from '../rows.ts';
 import { hsdsDatapackageSource } from './hsds-datapackage.ts';
@@ -12,7 +12,7 @@ import { nteeSource } from './ntee.ts';
 import { nteeCrosswalkSource } from './ntee-crosswalk.ts';
 import { openEligibilitySource } from './open-eligibility.ts';
 import { SOURCE_KINDS } from './source.ts';
-import type { Diagnostics } from '../diagnostics.ts';
+import type { Diagnostic, Diagnostics } from '../diagnostics.ts';
 import type { Source, SourceKind } from './source.ts';
 
 /**
@@ -58,34 +58,7 @@ function sourceOfFiles(kind: FileKind, path: string, files: string[]): Source[] 
   }
 }
 
-/**
- * The files, less (each with an error) any whose name differs only in case from an earlier one in
- * the same folder: names are recognised ignoring case, so `organizations.csv` and `Organizations.csv`
- * would both be the organizations. The first, in byte order, is read, so the other files' references
- * into it still resolve; the import fails all the same.
- */
-function withoutCaseTwins(files: readonly string[], diagnostics: Diagnostics): string[] {
-  const first = new Map<string, string>();
-  return files.filter((file) => {
-    const key = join(dirname(file), basename(file).toLowerCase());
-    const twin = first.get(key);
-    if (twin === undefined) {
-      first.set(key, file);
-      return true;
-    }
-    diagnostics.error({ file }, `has the same name as ${basename(twin)} beside it but for case; names are read ignoring case, so keep one of the two (this one is not read)`);
-    return false;
-  });
-}
-
-/**
- * Files plainly not data, which a folder of sources may well hold, read or not without a word:
- * dotfiles (`.gitkeep`, `.DS_Store`), Office lock files (`~$...`) and editor backups (`...~`),
- * Markdown (`*.md`), READMEs, licences, provenance notes, notices and change logs (`README`,
- * `README.txt`, `LICENSE-data`...), and Windows' `Thumbs.db` and `desktop.ini`. Any other file
- * that is not read draws a warning, so that a misnamed source is not silently left out.
- */
-const NOT_DATA = /^(\.|~\$)|~$|\.md$|^(readme|licen[cs]e|copying|notice|provenance|changelog)([._-].*)?$|^(thumbs\.db|desktop\.ini)$/i;
+const reportTo = (diagnostics: Diagnostics) => ({ message, ...at }: Diagnostic): void => diagnostics.error(at, message);
 
 /** Edits (insert, delete, replace a character) that turn one name into the other. */
 function editDistance(a: string, b: string): number {
@@ -115,7 +88,7 @@ function whyNotRead(file: string, kind?: FileKind): string {
 
 /** Warns that a regular file in a source folder is not read, unless it is plainly not data. */
 function warnNotRead(file: string, diagnostics: Diagnostics, kind?: FileKind): void {
-  if (!NOT_DATA.test(basename(file))) diagnostics.warning('file not read', { file }, whyNotRead(file, kind));
+  if (!isPlainlyNotData(basename(file))) diagnostics.warning('file not read', { file }, whyNotRead(file, kind));
 }
 
 interface Scan {
@@ -167,7 +140,7 @@ function scanDirectory(directory: string, real: string, scan: Scan): Source[] {
     scan.seen.add(checked.real);
     taken.push({ kind, path });
   }
-  const read = new Set(withoutCaseTwins(taken.map(({ path }) => path), scan.diagnostics));
+  const read = new Set(withoutCaseTwins(taken.map(({ path }) => path), reportTo(scan.diagnostics)));
   const filesByKind = new Map<FileKind, string[]>();
   for (const { kind, path } of taken) if (read.has(path)) filesByKind.set(kind, [...(filesByKind.get(kind) ?? []), path]);
   for (const [kind, files] of filesByKind) sources.push(...sourceOfFiles(kind, directory, files));
@@ -198,7 +171,7 @@ function filesOfKind(kind: FileKind, directory: string, root: SourceRoot, diagno
       if (checked.problem !== undefined) diagnostics.error({ file }, checked.problem);
       return checked.problem === undefined;
     });
-  return withoutCaseTwins(files, diagnostics);
+  return withoutCaseTwins(files, reportTo(diagnostics));
 }
 
 function resolveOne(argument: string, diagnostics: Diagnostics): Source[] {
