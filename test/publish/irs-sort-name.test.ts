@@ -7,7 +7,7 @@ import { parse } from 'csv-parse/sync';
 import { organizationId } from '../../src/hsds/ids.ts';
 import type { OrganizationRecord } from '../../src/hsds/records.ts';
 import { DEFAULT_DATA_DIR } from '../../src/publish/default-dataset.ts';
-import { NOT_A_NAME, PERSON_OR_CARE_OF, SAME_AS_NAME } from '../../src/publish/sources/irs-sort-name.ts';
+import { NOT_A_NAME, PERSON_OR_CARE_OF, SAME_AS_NAME, sortNameOmission } from '../../src/publish/sources/irs-sort-name.ts';
 import { API, getJson, startTestApp, temporaryDirectory } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { WYOMING } from '../helpers/default-dataset-sample.ts';
@@ -170,4 +170,14 @@ describe('IRS SORT_NAME on real rows picked by EIN, through the API', () => {
       assert.equal(body.alternate_name, sortName, ein);
     }
   });
+});
+
+describe('IRS SORT_NAME words that are organization names, not markers', () => {
+  // Written for this test: organization names seen in other BMF extracts that share a marker word.
+  for (const value of ['CO OP NURSERY SCHOOL', 'CO ED SOFTBALL LEAGUE', 'ATT AND T PIONEERS', 'FUNERAL DIRECTOR', 'BOARD OF DIRECTORS']) {
+    it(`keeps "${value}"`, () => assert.equal(sortNameOmission(value, 'ANOTHER NAME'), undefined));
+  }
+  for (const value of ['CO RYAN MARTIN', 'ATT CARLA S MOORE', 'KATHLEEN BAUER - EXEC DIR']) {
+    it(`leaves out "${value}"`, () => assert.equal(sortNameOmission(value, 'ANOTHER NAME')?.kind, PERSON_OR_CARE_OF));
+  }
 });

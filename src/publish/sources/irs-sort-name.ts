@@ -18,8 +18,11 @@ export const PERSON_OR_CARE_OF = 'IRS SORT_NAME names a person or care-of line, 
 export const NOT_A_NAME = 'IRS SORT_NAME is a filing note or placeholder, not a name, not served as alternate_name';
 export const SAME_AS_NAME = 'IRS SORT_NAME repeats NAME, not served as alternate_name';
 
-/** Starts a care-of line: `C/O`, `C-O`, `%`, `ATTN`/`ATT`, `CARE OF`, or `CO` then a word (`CO 15 …` is a unit number). */
-const CARE_OF = /^(?:C\/O|C-O|%|ATTN?(?= )|(?:IN )?CARE OF(?= )|CO(?= [^\d ]))/;
+/**
+ * Starts a care-of line: `C/O`, `C-O`, `%`, `ATTN`/`ATT`, `CARE OF`, or `CO` then a word. Not `CO 15 …`
+ * (a unit number), `CO OP`/`CO ED` (co-operative, co-educational) or `ATT AND T` (a company name).
+ */
+const CARE_OF = /^(?:C\/O|C-O|%|ATTN(?= )|ATT(?= (?!AND T\b|& T\b))|(?:IN )?CARE OF(?= )|CO(?= (?!OP\b|ED\b|OPERATIVE\b)[^\d ]))/;
 
 /** A trustee marker anywhere: TTEE, TTEES, TTE, CO-TTEE(S). */
 const TRUSTEE_ABBREVIATION = /(?:^|[ ,])(TTEES?|TTE|CO-TTEES?)(?=$|[ ,])/;
@@ -37,10 +40,10 @@ const TR_TRUSTEE = /\bBANK\b|\b(?:TRUST|TR) CO\b|^[A-Z]+ [A-Z] [A-Z]+ TR$/;
  * `KATHLEEN BAUER - EXEC DIR`, `TREASURER`). Left out of the list because the data uses them for
  * organizations too: OFFICER (`79 POST LOUIS S OFFICER`), ADMINISTRATOR and ADM (school administrator
  * locals), CFO (Camps Farthest Out), SEC (section), OWNER, JR, SR, MD. PASTOR counts, but not in
- * `EL BUEN PASTOR` (the Good Shepherd).
+ * `EL BUEN PASTOR` (the Good Shepherd), nor DIRECTOR(S) of a `FUNERAL DIRECTOR` or `BOARD OF DIRECTORS`.
  */
 const ROLE_LAST =
-  /(?<!\bBUEN )\b(SOLE MBR|SINGLE MBR|MBR|SOLE MEMBER|MEMBER|PRES|PRESIDENT|TREAS|TREASURER|SECRETARY|SECY|DIR|DIRECTOR|CEO|CHAIR|CHAIRMAN|MGR|MANAGER|BOOKKEEPER|PASTOR|FOUNDER|ATTORNEY|ESQ|CPA|AGENT|ET ALS?|ETAL|EXECUTOR|EXECUTRIX|ADMR|PER REP)$/;
+  /(?<!\b(?:BUEN|FUNERAL|BOARD OF) )\b(SOLE MBR|SINGLE MBR|MBR|SOLE MEMBER|MEMBER|PRES|PRESIDENT|TREAS|TREASURER|SECRETARY|SECY|DIR|DIRECTOR|CEO|CHAIR|CHAIRMAN|MGR|MANAGER|BOOKKEEPER|PASTOR|FOUNDER|ATTORNEY|ESQ|CPA|AGENT|ET ALS?|ETAL|EXECUTOR|EXECUTRIX|ADMR|PER REP)$/;
 
 /** Whole values that name nothing: IRS processing notes and placeholders. */
 const FILING_NOTES = new Set([
