@@ -26,6 +26,13 @@ export const taxonomyId = (taxonomyCode: string): string => uuidFor(`taxonomy:${
 export const taxonomyTermId = (taxonomyCode: string, termCode: string): string =>
   uuidFor(`taxonomy_term:${taxonomyCode}:${termCode}`);
 
+/**
+ * The id served for a parent term an HSDS package names by an id that is not a UUID and that no term
+ * of the package has. Derived from the id, apart from the ids derived from codes, so that it can never
+ * name a term of the package whose code is that value.
+ */
+export const missingTermId = (taxonomyCode: string, id: string): string => uuidFor(`taxonomy_term:${taxonomyCode}:id=${id}`);
+
 export const attributeId = (externalId: string, taxonomyCode: string, termCode: string): string =>
   uuidFor(`attribute:organization:${externalId}:${taxonomyCode}:${termCode}`);
 

@@ -6,7 +6,7 @@ import type { HsdsTable } from './hsds-package-layout.ts';
 import type { Columns } from '../csv.ts';
 import type { Diagnostics } from '../diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
-import { canonicalId, isUuid, servedIdOf, taxonomyId as derivedTaxonomyId, taxonomyTermId } from '../../hsds/ids.ts';
+import { canonicalId, isUuid, missingTermId, servedIdOf, taxonomyId as derivedTaxonomyId } from '../../hsds/ids.ts';
 import { termIdOf } from '../../hsds/render.ts';
 import { isOutsideTaxonomy, outsideTaxonomy } from '../../hsds/records.ts';
 import type { IdentifierLink, OrganizationRecord, TagLink, TaxonomyRecord, TaxonomyTermRecord, UrlLink } from '../../hsds/records.ts';
@@ -256,7 +256,7 @@ export function hsdsDatapackageSource(directory: string): Source {
         record.parentCode = parent.code;
         continue;
       }
-      record.parentId = parent === undefined ? servedIdOf(parentId, (id) => taxonomyTermId(record.taxonomy, id)) : termIdOf(parent);
+      record.parentId = parent === undefined ? servedIdOf(parentId, (id) => missingTermId(record.taxonomy, id)) : termIdOf(parent);
       const where = parent === undefined ? 'which is not in the package' : 'which is in another taxonomy';
       context.diagnostics.danglingReference('term whose parent is not in its taxonomy in the package', { ...record.at!, field: 'parent_id' }, `names term ${parentId}, ${where}; served as given`);
     }

@@ -7,7 +7,7 @@ import { Diagnostics } from '../../../src/publish/diagnostics.ts';
 import { hsdsDatapackageSource } from '../../../src/publish/sources/hsds-datapackage.ts';
 import type { ReadContext, Source, Vocabulary } from '../../../src/publish/sources/source.ts';
 import { outsideTaxonomy } from '../../../src/hsds/records.ts';
-import { taxonomyId, taxonomyTermId } from '../../../src/hsds/ids.ts';
+import { missingTermId, taxonomyId, taxonomyTermId } from '../../../src/hsds/ids.ts';
 import type { IdentifierLink, OrganizationRecord, TagLink, TaxonomyRecord, TaxonomyTermRecord } from '../../../src/hsds/records.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
@@ -204,7 +204,7 @@ describe('reading HSDS 3.0 tabular data', () => {
           { taxonomy: 't1', code: 'A', parentCode: undefined, parentId: undefined, id: undefined },
           { taxonomy: 't1', code: 'term-b', parentCode: 'A', parentId: undefined, id: undefined },
           // A parent naming no term is served as given (a warning): the id derived from it, never a term with that code.
-          { taxonomy: 't1', code: 'C', parentCode: undefined, parentId: taxonomyTermId('t1', 'nowhere'), id: undefined },
+          { taxonomy: 't1', code: 'C', parentCode: undefined, parentId: missingTermId('t1', 'nowhere'), id: undefined },
         ],
       );
       // Ids that are not UUIDs are not served: the build derives UUIDs for them.
