@@ -401,7 +401,7 @@ export function hsdsDatapackageSource(directory: string): Source {
       if (term !== undefined && row.valid) yield { organization, ...term, lenientReferences: true, at: row.at('link_id') };
     }
     if (ofServices > 0) {
-      context.diagnostics.note('tags of services given to their organizations', { file: directory }, `${ofServices.toLocaleString('en-US')} tags of services (before repeats of a term on one organization are merged)`);
+      context.diagnostics.note('tags of services given to their organizations', { file: directory }, `${ofServices.toLocaleString('en-US')} tags of services read, each given to its service's organization (a term once per organization; tags of organizations not in the package are left out, see above)`);
     }
   }
 
