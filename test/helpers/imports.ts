@@ -1,10 +1,13 @@
+import assert from 'node:assert/strict';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { runImport } from '../../src/cli/import.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { LiveSqliteStores } from '../../src/store/live-sqlite.ts';
 import type { ImportConfig } from '../../src/config.ts';
+import { temporaryDirectory } from './app.ts';
+import { checkEveryResponse } from './hsds-schemas.ts';
 
 export const NATIVE_EXAMPLE = new URL('../../docs/examples/native/', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -36,4 +39,33 @@ export async function serveDataDir(dataDir: string): Promise<{ app: FastifyInsta
   const app = await buildApp({ stores, logLevel: 'silent' });
   await app.ready();
   return { app, stores };
+}
+
+/**
+ * Writes the files (path in the source folder → content) to a new source folder, imports it into a
+ * new data directory (exit 0 expected), and runs `check` on an app serving it; every JSON it answers
+ * must be valid HSDS. Both folders are removed afterwards.
+ */
+export async function importAndServe(files: Record<string, string | Buffer>, check: (app: FastifyInstance, run: ImportRun) => Promise<void>): Promise<void> {
+  const source = temporaryDirectory();
+  const data = temporaryDirectory();
+  try {
+    for (const [name, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(source.path, name)), { recursive: true });
+      writeFileSync(join(source.path, name), content);
+    }
+    const run = await runCommand('import', data.path, [source.path]);
+    assert.equal(run.code, 0, run.text);
+    const { app } = await serveDataDir(data.path);
+    const invalid = checkEveryResponse(app);
+    try {
+      await check(app, run);
+      assert.deepEqual(invalid, []);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    source.remove();
+    data.remove();
+  }
 }

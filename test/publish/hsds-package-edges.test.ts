@@ -1,48 +1,21 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
 import { missingTermId } from '../../src/hsds/ids.ts';
-import { allItems, temporaryDirectory } from '../helpers/app.ts';
-import { runCommand, serveDataDir } from '../helpers/imports.ts';
-import type { ImportRun } from '../helpers/imports.ts';
+import { allItems } from '../helpers/app.ts';
+import { importAndServe } from '../helpers/imports.ts';
 
 /**
  * Packages written for this test, each the smallest that shows one way an HSDS package found in the
  * wild is laid out or refers outside itself, imported and read back through the API.
  */
 
-type Files = Record<string, string | Buffer>;
-
-async function imported(files: Files, check: (app: FastifyInstance, run: ImportRun) => Promise<void>): Promise<void> {
-  const source = temporaryDirectory();
-  const data = temporaryDirectory();
-  try {
-    for (const [name, content] of Object.entries(files)) {
-      mkdirSync(dirname(join(source.path, name)), { recursive: true });
-      writeFileSync(join(source.path, name), content);
-    }
-    const run = await runCommand('import', data.path, [source.path]);
-    assert.equal(run.code, 0, run.text);
-    const { app } = await serveDataDir(data.path);
-    try {
-      await check(app, run);
-    } finally {
-      await app.close();
-    }
-  } finally {
-    source.remove();
-    data.remove();
-  }
-}
 
 const ORGANIZATIONS = 'id,name\no1,Org One\n';
 
 describe('HSDS packages as found', () => {
   it('reads a 1.x taxonomy.csv of only id and name as terms, not as taxonomies', async () => {
-    await imported(
+    await importAndServe(
       {
         'organizations.csv': 'id,name,url\no1,Org One,one.example.org\n',
         'services.csv': 'id,organization_id\ns1,o1\n',
@@ -58,7 +31,7 @@ describe('HSDS packages as found', () => {
   });
 
   it('finds a datapackage.json path in any case, and falls back to the default name when the listed file is not there, with a note', async () => {
-    await imported(
+    await importAndServe(
       {
         'datapackage.json': JSON.stringify({
           resources: [
@@ -82,7 +55,7 @@ describe('HSDS packages as found', () => {
   });
 
   it('serves a parent in another taxonomy, and a parent naming no term, as given; never a term whose code equals the missing id', async () => {
-    await imported(
+    await importAndServe(
       {
         'organizations.csv': ORGANIZATIONS,
         'taxonomies.csv': 'id,name,description\ntx,Topics,\nty,Others,\n',
@@ -103,7 +76,7 @@ describe('HSDS packages as found', () => {
   });
 
   it('keeps terms of different taxonomies outside the package apart, though their codes are equal', async () => {
-    await imported(
+    await importAndServe(
       {
         'organizations.csv': ORGANIZATIONS,
         'taxonomy_terms.csv': 'id,code,name,taxonomy_id\nu1,1102,Food,ext-oe\nu2,1102,Housing,ext-other\n',
@@ -121,7 +94,7 @@ describe('HSDS packages as found', () => {
 
   it('matches 1.x ids that are UUIDs in any case, and keeps them', async () => {
     const id = '3F7B145D-84AF-42D7-8FAE-EACA714B02B2';
-    await imported(
+    await importAndServe(
       {
         'organizations.csv': ORGANIZATIONS,
         'services.csv': 'id,organization_id\ns1,o1\n',
@@ -138,7 +111,7 @@ describe('HSDS packages as found', () => {
   });
 
   it('reads gzipped tables by their default names, and minds no case twins among files it does not read', async () => {
-    await imported(
+    await importAndServe(
       {
         'Organizations.csv.gz': gzipSync(ORGANIZATIONS),
         'taxonomies.csv': 'id,name,description\ntx,Topics,\n',
@@ -154,7 +127,7 @@ describe('HSDS packages as found', () => {
   });
 
   it('tells a native folder with a stray HSDS file from a package by its status column, and a 3.x package of shared names by its lack of one', async () => {
-    await imported(
+    await importAndServe(
       {
         'organizations.csv': 'id,name,status\nn1,Native One,published\n',
         'services.csv': 'id,organization_id\ns1,n1\n',
@@ -165,7 +138,7 @@ describe('HSDS packages as found', () => {
         assert.equal((await allItems(app, '/organizations'))[0].name, 'Native One');
       },
     );
-    await imported(
+    await importAndServe(
       {
         'organizations.csv': 'id,name,website\no1,Org One,https://one.example.org\n',
         'url.csv': 'id,url,organization_id\nu1,https://two.example.org,o1\n',

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { allItems, temporaryDirectory } from '../helpers/app.ts';
-import { checkEveryResponse } from '../helpers/hsds-schemas.ts';
-import { runCommand, serveDataDir } from '../helpers/imports.ts';
-import type { ImportRun } from '../helpers/imports.ts';
+import { allItems } from '../helpers/app.ts';
+import { importAndServe } from '../helpers/imports.ts';
 
 /**
  * HSDS packages in the layouts of earlier versions and of 3.1+, written for this test in the shapes
@@ -15,26 +11,6 @@ import type { ImportRun } from '../helpers/imports.ts';
  * url.csv). The real 1.x package is checked by test/external/open211-miami.check.ts.
  */
 
-async function imported(files: Record<string, string>, check: (app: FastifyInstance, run: ImportRun) => Promise<void>): Promise<void> {
-  const source = temporaryDirectory();
-  const data = temporaryDirectory();
-  try {
-    for (const [name, text] of Object.entries(files)) writeFileSync(join(source.path, name), text);
-    const run = await runCommand('import', data.path, [source.path]);
-    assert.equal(run.code, 0, run.text);
-    const { app } = await serveDataDir(data.path);
-    const invalid = checkEveryResponse(app);
-    try {
-      await check(app, run);
-      assert.deepEqual(invalid, []);
-    } finally {
-      await app.close();
-    }
-  } finally {
-    source.remove();
-    data.remove();
-  }
-}
 
 
 const byNativeId = async (app: FastifyInstance) => new Map((await allItems(app, '/organizations?full=true')).map((organization) => [organization.external_identifier, organization]));
@@ -76,7 +52,7 @@ describe('an HSDS 1.x package (taxonomy.csv, services_taxonomy.csv)', () => {
   };
 
   it('serves websites with a scheme, the 1.x taxonomy with its parents, and tags of services on their organization', async () => {
-    await imported(files, async (app, run) => {
+    await importAndServe(files, async (app, run) => {
       assert.match(run.text, /read as HSDS 1\.x: organizations\.csv, taxonomy\.csv, services\.csv, services_taxonomy\.csv/);
       assert.match(run.text, /warning: 2 × website without http\(s\):\/\/, served with http:\/\//);
       assert.match(run.text, /"ourlibrary" is not an absolute http\(s\) URL; left out/);
@@ -114,7 +90,7 @@ describe('an HSDS 1.x package (taxonomy.csv, services_taxonomy.csv)', () => {
 
 describe('an HSDS 1.1/2.0 package (taxonomy_terms with `term`, service_attributes, other_attributes)', () => {
   it('makes each `taxonomy` named by the terms a taxonomy, and tags organizations through their services and directly', async () => {
-    await imported(
+    await importAndServe(
       {
         'organizations.csv': ORGANIZATIONS_V1,
         'services.csv': 'id,organization_id,name\ns1,3,Checkups\n',
@@ -143,7 +119,7 @@ describe('an HSDS 1.1/2.0 package (taxonomy_terms with `term`, service_attribute
 
 describe('an HSDS 3.1+ package: url.csv, attribute link_type, value and label, names in any case, resource paths as a list', () => {
   it('serves url rows as additional websites, and the attribute fields as given', async () => {
-    await imported(
+    await importAndServe(
       {
         'datapackage.json': JSON.stringify({
           resources: [
