@@ -186,8 +186,8 @@ function knownTerm(tag: TagRecord, at: SourceLocation | undefined, lenient: bool
   if (termByKey.has(termKey(tag.taxonomy, tag.code))) return true;
   // The location names the organization's column; the message says which term.
   const where = { file: '(input)', ...at, field: undefined };
-  if (lenient === true) diagnostics.danglingReference('tag naming a term not in the input', where, `tag ${tag.taxonomy}:${tag.code} names no term of the input; left out`);
-  else diagnostics.danglingReference('', where, `tag ${tag.taxonomy}:${tag.code} names no known taxonomy term`, 'error');
+  if (lenient === true) diagnostics.danglingReference(where, `tag ${tag.taxonomy}:${tag.code} names no term of the input; left out`, 'tag naming a term not in the input');
+  else diagnostics.danglingReference(where, `tag ${tag.taxonomy}:${tag.code} names no known taxonomy term`);
   return false;
 }
 
@@ -284,8 +284,8 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
     );
     for (const row of orphans.iterate() as Iterable<{ external_id: string; at: string | null; lenient: number }>) {
       const at = locationOf(row.at);
-      if (row.lenient === 1) diagnostics.danglingReference(`${LINK_NOUNS[table]} of an organization not in the input`, at, `is linked to organization ${row.external_id}, which is not in the input; left out`);
-      else diagnostics.danglingReference('', at, `names organization ${row.external_id}, which is not in the input`, 'error');
+      if (row.lenient === 1) diagnostics.danglingReference(at, `is linked to organization ${row.external_id}, which is not in the input; left out`, `${LINK_NOUNS[table]} of an organization not in the input`);
+      else diagnostics.danglingReference(at, `names organization ${row.external_id}, which is not in the input`);
     }
   }
   const missingParents = db.prepare(
@@ -294,7 +294,7 @@ function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
   for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
     const { at, parentField, lenientReferences } = JSON.parse(row.record) as OrganizationRecord;
     const outcome = lenientReferences === true ? 'served as given' : 'left out';
-    diagnostics.danglingReference('parent organization not in the input', { file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; ${outcome}`);
+    diagnostics.danglingReference({ file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; ${outcome}`, 'parent organization not in the input');
   }
 }
 

@@ -104,15 +104,15 @@ export class Diagnostics {
   }
 
   /**
-   * Records a reference to something that is not in the input: a warning of `kind`, or an error when
-   * the format makes it one. When errors were found already, it is only counted (see
-   * uncheckedReferences): a file or column that failed leaves every reference into it dangling, and
-   * one cause deserves one message.
+   * Records a reference to something that is not in the input: a warning of `warningKind` where the
+   * format lets references dangle, else an error. When errors were found already, it is only counted
+   * (see uncheckedReferences): a file or column that failed leaves every reference into it dangling,
+   * and one cause deserves one message.
    */
-  danglingReference(kind: string, at: SourceLocation, message: string, severity: 'warning' | 'error' = 'warning'): void {
+  danglingReference(at: SourceLocation, message: string, warningKind?: string): void {
     if (this.hasErrors) this.uncheckedReferences++;
-    else if (severity === 'error') this.error(at, message);
-    else this.warning(kind, at, message);
+    else if (warningKind === undefined) this.error(at, message);
+    else this.warning(warningKind, at, message);
   }
 
   /** References to records not in the input that were counted, not listed, because errors had been found before them. */

@@ -45,9 +45,9 @@ function checkTermTree(terms: readonly TaxonomyTermRecord[], diagnostics: Diagno
         if (current === term) {
           const at = where(term, term.parentField ?? 'parent_code');
           if (term.lenientReferences === true) {
-            diagnostics.danglingReference('term whose parent is not in the input', at, `taxonomy term ${describeTerm(term)} names parent ${term.parentCode}, which is not in the input; served as given`);
+            diagnostics.danglingReference(at, `taxonomy term ${describeTerm(term)} names parent ${term.parentCode}, which is not in the input; served as given`, 'term whose parent is not in the input');
           } else {
-            diagnostics.danglingReference('', at, `taxonomy term ${describeTerm(term)} names parent ${term.parentCode}, which does not exist`, 'error');
+            diagnostics.danglingReference(at, `taxonomy term ${describeTerm(term)} names parent ${term.parentCode}, which does not exist`);
           }
         }
         if (term.lenientReferences !== true) broken.add(term);
@@ -86,7 +86,7 @@ export function renderVocabulary(
   }
   const known = termRecords.filter((term) => {
     if (isOutsideTaxonomy(term.taxonomy) || byCode.has(term.taxonomy)) return true;
-    diagnostics.danglingReference('', where(term, 'taxonomy'), `taxonomy term ${term.code} names taxonomy ${term.taxonomy}, which does not exist`, 'error');
+    diagnostics.danglingReference(where(term, 'taxonomy'), `taxonomy term ${term.code} names taxonomy ${term.taxonomy}, which does not exist`);
     return false;
   });
   const checked = checkTermTree(known, diagnostics);

@@ -174,9 +174,9 @@ export function hsdsDatapackageSource(directory: string): Source {
           taxonomy = outsideTaxonomy(canonicalId(given));
           taxonomyId = servedIdOf(given, derivedTaxonomyId);
           context.diagnostics.danglingReference(
-            'term of a taxonomy not in the package',
             row.at('taxonomy_id'),
             `names taxonomy ${given}, which is not in ${fileOf('taxonomies')}; the term is served with this taxonomy_id, in no taxonomy of the dataset`,
+            'term of a taxonomy not in the package',
           );
         }
         const parentId = row.optional('parent_id', 'id');
@@ -258,7 +258,7 @@ export function hsdsDatapackageSource(directory: string): Source {
       }
       record.parentId = parent === undefined ? servedIdOf(parentId, (id) => missingTermId(record.taxonomy, id)) : termIdOf(parent);
       const where = parent === undefined ? 'which is not in the package' : 'which is in another taxonomy';
-      context.diagnostics.danglingReference('term whose parent is not in its taxonomy in the package', { ...record.at!, field: 'parent_id' }, `names term ${parentId}, ${where}; served as given`);
+      context.diagnostics.danglingReference({ ...record.at!, field: 'parent_id' }, `names term ${parentId}, ${where}; served as given`, 'term whose parent is not in its taxonomy in the package');
     }
   }
 
@@ -331,7 +331,7 @@ export function hsdsDatapackageSource(directory: string): Source {
     const termId = row.required(column, 'id');
     if (termId === '') return undefined;
     const term = termsById.get(canonicalId(termId));
-    if (term === undefined) context.diagnostics.danglingReference('tag naming a term not in the package', row.at(column), `names term ${termId}, which is not in ${termFile()}; left out`);
+    if (term === undefined) context.diagnostics.danglingReference(row.at(column), `names term ${termId}, which is not in ${termFile()}; left out`, 'tag naming a term not in the package');
     return term;
   }
 
@@ -340,7 +340,7 @@ export function hsdsDatapackageSource(directory: string): Source {
     const service = canonicalId(row.required(column, 'id'));
     const organization = organizationOf.get(service);
     if (organization === undefined && service !== '') {
-      context.diagnostics.danglingReference('tag of a service not in the package', row.at(column), `names service ${service}, which is not in ${fileOf('services')} (or has no organization_id); left out`);
+      context.diagnostics.danglingReference(row.at(column), `names service ${service}, which is not in ${fileOf('services')} (or has no organization_id); left out`, 'tag of a service not in the package');
     }
     return organization;
   }
