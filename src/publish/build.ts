@@ -102,12 +102,13 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   const hash = createHash('sha256');
   const publishedAt = (options.now?.() ?? new Date()).toISOString();
   const searchIndex = new SearchIndexWriter(db, options.keepSearchText === true);
-  const { termPositions, taxonomyPositions } = writeVocabulary(db, taxonomies, termsByTaxonomy, hash, searchIndex);
+  const { termPositions, taxonomyPositions, subtreesOf } = writeVocabulary(db, taxonomies, termsByTaxonomy, hash, searchIndex);
   const published = writeOrganizations(db, {
     input,
     termByKey,
     termPositions,
     taxonomyPositions,
+    subtreesOf,
     previous: options.previous ?? PreviousVersions.none,
     searchIndex,
     publishedAt,
@@ -126,6 +127,28 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   setMeta.run(DatasetKey.version, version);
   setMeta.run(DatasetKey.publishedAt, publishedAt);
   return { version, publishedAt, organizations: published, ...counts };
+}
+
+/**
+ * The positions of each term and of its ancestors (the subtrees it is in), by term id, following
+ * parents that are terms of the dataset.
+ */
+function subtreePositions(termsByTaxonomy: ReadonlyMap<string, readonly RenderedTerm[]>, termPositions: ReadonlyMap<string, number>): Map<string, number[]> {
+  const parentOf = new Map<string, string>();
+  for (const terms of termsByTaxonomy.values()) {
+    for (const term of terms) {
+      const parentId = term.object.parent_id as string | undefined;
+      if (parentId !== undefined && termPositions.has(parentId)) parentOf.set(term.id, parentId);
+    }
+  }
+  const subtrees = new Map<string, number[]>();
+  for (const id of termPositions.keys()) {
+    const positions: number[] = [];
+    // The tree has no cycles (the vocabulary check refuses them); the bound only guards that.
+    for (let at: string | undefined = id; at !== undefined && positions.length <= termPositions.size; at = parentOf.get(at)) positions.push(termPositions.get(at)!);
+    subtrees.set(id, positions);
+  }
+  return subtrees;
 }
 
 /**
@@ -175,7 +198,7 @@ function writeVocabulary(
     writeTerms(terms, index + 1);
   });
   writeTerms(termsByTaxonomy.get(OUTSIDE_TERMS)!, 0);
-  return { termPositions, taxonomyPositions };
+  return { termPositions, taxonomyPositions, subtreesOf: subtreePositions(termsByTaxonomy, termPositions) };
 }
 
 const locationText = (at: SourceLocation | undefined): string | null => (at === undefined ? null : JSON.stringify(at));

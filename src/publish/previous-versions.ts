@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
-import { DatasetKey, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { DatasetKey, ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 
 /** What the live dataset knew of one organization. */
 export interface PreviousVersion {
@@ -30,14 +30,16 @@ export class PreviousVersions {
   /** Every organization is new. */
   static readonly none = new PreviousVersions();
 
-  /** The organizations of a SQLite snapshot (none if it is missing, unreadable or of another format). */
+  /** The organizations of a SQLite snapshot (none if it is missing, unreadable, or of a format whose organizations table differs). */
   static fromSnapshot(snapshot: string | undefined): PreviousVersions {
     if (snapshot === undefined) return PreviousVersions.none;
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(snapshot, { readOnly: true });
       const format = db.prepare('SELECT value FROM dataset WHERE key = ?').get(DatasetKey.format) as { value: string } | undefined;
-      if (format?.value === String(SNAPSHOT_FORMAT)) return new PreviousVersions(db, 'SELECT content_hash, modified_at FROM organizations WHERE external_id = ?');
+      if (Number(format?.value) >= ORGANIZATIONS_TABLE_SINCE_FORMAT && Number(format?.value) <= SNAPSHOT_FORMAT) {
+        return new PreviousVersions(db, 'SELECT content_hash, modified_at FROM organizations WHERE external_id = ?');
+      }
     } catch {
       // unreadable: every organization counts as new
     }

@@ -16,6 +16,8 @@ export interface OrganizationWriter {
   /** 1-based positions of terms (by id) and taxonomies (by code) in their served lists. */
   termPositions: ReadonlyMap<string, number>;
   taxonomyPositions: ReadonlyMap<string, number>;
+  /** The positions of each term and its ancestors, by term id: the subtrees an organization tagged with it is in. */
+  subtreesOf: ReadonlyMap<string, readonly number[]>;
   previous: PreviousVersions;
   searchIndex: SearchIndexWriter;
   /** This publish's time: `last_modified` of every new or changed organization. */
@@ -38,6 +40,7 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   const insertDocument = db.prepare('INSERT INTO organization_documents (position, json) VALUES (?, ?)');
   const termMembers = new MemberLists();
   const taxonomyMembers = new MemberLists();
+  const subtreeMembers = new MemberLists();
   // Links are gathered per organization first; these tables are keyed by native id, as organizations
   // are, so the join below reads them all in step and only the final sort is by name. This keeps
   // every read sequential, whatever the size of the input.
@@ -90,16 +93,20 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     insertDocument.run(position, detailJson);
     writer.searchIndex.write('organizations', position, [organization.name, organization.alternateName], organization.description);
     const taxonomies = new Set<string>();
+    const subtrees = new Set<number>();
     for (const { term } of tags) {
       termMembers.add(writer.termPositions.get(term.id)!, position);
       if (term.taxonomy !== undefined) taxonomies.add(term.taxonomy.code);
+      for (const subtree of writer.subtreesOf.get(term.id)!) subtrees.add(subtree);
     }
     for (const code of taxonomies) taxonomyMembers.add(writer.taxonomyPositions.get(code)!, position);
+    for (const subtree of subtrees) subtreeMembers.add(subtree, position);
     if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
   }
   writer.onProgress?.(position);
   termMembers.write(db, 'INSERT INTO organization_terms (term_position, position_in_term, organization_position) VALUES (?, ?, ?)');
   taxonomyMembers.write(db, 'INSERT INTO organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position) VALUES (?, ?, ?)');
+  subtreeMembers.write(db, 'INSERT INTO organization_subtrees (subtree_position, position_in_subtree, organization_position) VALUES (?, ?, ?)');
   return position;
 }
 

@@ -17,8 +17,8 @@ export interface TermRow extends TaxonomyTermRef {
 
 /** A precomputed membership list: organizations of one term or one taxonomy, densely numbered. */
 export interface Membership {
-  table: 'organization_terms' | 'organization_taxonomies';
-  group: 'term' | 'taxonomy';
+  table: 'organization_terms' | 'organization_taxonomies' | 'organization_subtrees';
+  group: 'term' | 'taxonomy' | 'subtree';
   key: number;
 }
 
@@ -48,6 +48,7 @@ export async function membershipOf(
   if (filter.taxonomyTermId !== undefined) {
     const term = await termById(filter.taxonomyTermId);
     if (term === undefined || (taxonomy !== undefined && taxonomy.position !== term.taxonomy_position)) return 'none';
+    if (filter.includeDescendants === true) return { table: 'organization_subtrees', group: 'subtree', key: term.position };
     return { table: 'organization_terms', group: 'term', key: term.position };
   }
   return taxonomy === undefined ? undefined : { table: 'organization_taxonomies', group: 'taxonomy', key: taxonomy.position };

@@ -8,7 +8,10 @@
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
  * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 5;
+export const SNAPSHOT_FORMAT = 6;
+
+/** The oldest format whose `organizations` table is as now, so that an import reads `last_modified` from it. */
+export const ORGANIZATIONS_TABLE_SINCE_FORMAT = 5;
 
 /**
  * Larger than SQLite's default 4 KiB: a page of listed organizations is then one or two database
@@ -63,6 +66,12 @@ export const CREATE_TABLES = `
     organization_position INTEGER NOT NULL,
     PRIMARY KEY (taxonomy_position, position_in_taxonomy)
   ) WITHOUT ROWID;
+  CREATE TABLE organization_subtrees (
+    subtree_position INTEGER NOT NULL,
+    position_in_subtree INTEGER NOT NULL,
+    organization_position INTEGER NOT NULL,
+    PRIMARY KEY (subtree_position, position_in_subtree)
+  ) WITHOUT ROWID;
   CREATE TABLE organization_word_counts (word TEXT PRIMARY KEY, organizations INTEGER NOT NULL) WITHOUT ROWID;
   CREATE VIRTUAL TABLE organizations_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(${FULL_TEXT});
@@ -111,6 +120,7 @@ export const CREATE_INDEXES = `
   CREATE INDEX organizations_modified ON organizations (modified_at);
   CREATE UNIQUE INDEX organization_terms_member ON organization_terms (term_position, organization_position);
   CREATE UNIQUE INDEX organization_taxonomies_member ON organization_taxonomies (taxonomy_position, organization_position);
+  CREATE UNIQUE INDEX organization_subtrees_member ON organization_subtrees (subtree_position, organization_position);
 `;
 
 /** Keys of the `dataset` table. */

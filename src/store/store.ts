@@ -52,6 +52,8 @@ export interface OrganizationFilter {
   search?: SearchWords;
   /** Organizations tagged with this term (exactly this term, as listed in `classifications`). */
   taxonomyTermId?: string;
+  /** With taxonomyTermId: organizations tagged with the term or any term below it. */
+  includeDescendants?: boolean;
   /** Organizations tagged with any term of this taxonomy. */
   taxonomyId?: string;
   /** Organizations whose `last_modified` is at or after this instant (ISO 8601, UTC, milliseconds). */

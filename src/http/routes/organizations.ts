@@ -6,6 +6,7 @@ import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { TAXONOMY_REFERENCE, TERM_REFERENCE, organizationIdOfNativeId, taxonomyIdOf, termOf } from './resolve.ts';
 import type { OrganizationFilter } from '../../store/store.ts';
+import { ParameterError } from '../problem.ts';
 
 const parameters = {
   search: searchParameter(
@@ -15,6 +16,11 @@ const parameters = {
   taxonomy_term_id: textParameter(300, `Only organizations tagged with this term (exactly this term, as listed in their \`classifications\`). ${TERM_REFERENCE}`, [
     'ntee:P20',
   ]),
+  include_descendants: profileExtension(
+    booleanParameter(
+      'With `taxonomy_term_id`: organizations tagged with that term or with any term below it (`taxonomy_term_id=ntee:P&include_descendants=true`: every Human Services code). Without it, `taxonomy_term_id` means exactly that term, as HSDS has it.',
+    ),
+  ),
   taxonomy_id: textParameter(300, `Only organizations tagged with any term of this taxonomy. ${TAXONOMY_REFERENCE}`, ['ntee']),
   modified_after: profileExtension(instantParameter(
     'Only organizations whose `last_modified` is on or after this instant: an ISO 8601 date (midnight UTC) or date-time (UTC when it has no offset). `last_modified` is when this server first published the organization as it is now.',
@@ -35,9 +41,11 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
     filter: async (store, values) => {
       const term = await termOf(store, 'taxonomy_term_id', values.taxonomy_term_id);
+      if (values.include_descendants === true && term === undefined) throw new ParameterError('include_descendants', 'applies to taxonomy_term_id: give the term whose subtree is wanted');
       return {
         search: values.search as string[] | undefined,
         taxonomyTermId: term?.id,
+        includeDescendants: values.include_descendants === true,
         taxonomyId: await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id),
         modifiedSince: values.modified_after as string | undefined,
       };

@@ -9,7 +9,7 @@ import { SEARCHED_LISTS } from '../sqlite-schema.ts';
  *
  * A server reads only generations of its own format; a new layout means a new format and a publish.
  */
-export const GENERATION_FORMAT = 5;
+export const GENERATION_FORMAT = 6;
 
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
@@ -23,6 +23,7 @@ export const GENERATION_TABLES = {
   organization_documents: 'position integer NOT NULL, json text NOT NULL',
   organization_terms: 'term_position integer NOT NULL, position_in_term integer NOT NULL, organization_position integer NOT NULL',
   organization_taxonomies: 'taxonomy_position integer NOT NULL, position_in_taxonomy integer NOT NULL, organization_position integer NOT NULL',
+  organization_subtrees: 'subtree_position integer NOT NULL, position_in_subtree integer NOT NULL, organization_position integer NOT NULL',
   organization_word_counts: 'word text COLLATE "C" NOT NULL, organizations integer NOT NULL',
 } as const;
 
@@ -34,6 +35,7 @@ export const fillListLengths = (schema: string): string =>
   [
     ['organization_terms', 'term'],
     ['organization_taxonomies', 'taxonomy'],
+    ['organization_subtrees', 'subtree'],
   ]
     .map(([table, group]) => `INSERT INTO ${schema}.list_lengths SELECT '${table}', ${group}_position, max(position_in_${group}) FROM ${schema}.${table} GROUP BY ${group}_position;`)
     .join('\n');
@@ -72,6 +74,8 @@ export const createIndexes = (schema: string): string => `
   CREATE UNIQUE INDEX ON ${schema}.organization_terms (term_position, organization_position);
   ALTER TABLE ${schema}.organization_taxonomies ADD PRIMARY KEY (taxonomy_position, position_in_taxonomy);
   CREATE UNIQUE INDEX ON ${schema}.organization_taxonomies (taxonomy_position, organization_position);
+  ALTER TABLE ${schema}.organization_subtrees ADD PRIMARY KEY (subtree_position, position_in_subtree);
+  CREATE UNIQUE INDEX ON ${schema}.organization_subtrees (subtree_position, organization_position);
   ALTER TABLE ${schema}.organization_word_counts ADD PRIMARY KEY (word);
   ${SEARCHED_LISTS.map((list) => `ALTER TABLE ${schema}.${list}_text ADD PRIMARY KEY (position); CREATE INDEX ON ${schema}.${list}_text USING gin (words);`).join('\n  ')}
 `;
