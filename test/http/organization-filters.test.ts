@@ -32,6 +32,22 @@ describe('organization filters (fixture: colors on even indices, red when divisi
     }
   });
 
+  it('include_descendants=true widens taxonomy_term_id to the term and every term below it; alone it is a 400', async () => {
+    // Things F, K, P, U and Z (every fifth letter) have parent A.
+    const underA = new Set(['A', 'F', 'K', 'P', 'U', 'Z']);
+    const expected = byName(publishedOrganizations.filter((organization) => organization.tags.some((tag) => tag.taxonomy === 'things' && underA.has(tag.code))).map((organization) => organization.name));
+    const exact = await get('taxonomy_term_id=things:A');
+    const subtree = await get('taxonomy_term_id=things:A&include_descendants=true');
+    assert.deepEqual(names(subtree.body), expected);
+    assert.ok(subtree.body.total_items > exact.body.total_items, `${subtree.body.total_items} > ${exact.body.total_items}`);
+    assertHsds('organizationList', subtree.body);
+    // A leaf's subtree is the leaf.
+    assert.deepEqual(names((await get('taxonomy_term_id=things:F&include_descendants=true')).body), names((await get('taxonomy_term_id=things:F')).body));
+    const alone = await get('include_descendants=true');
+    assert.equal(alone.status, 400);
+    assert.equal(alone.body.invalid_params[0].name, 'include_descendants');
+  });
+
   it('taxonomy_id by id or code gives organizations with any term of the taxonomy', async () => {
     for (const value of [taxonomyId('Colors'), 'colors']) {
       const { body } = await get(`taxonomy_id=${value}`);
