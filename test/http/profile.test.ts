@@ -192,11 +192,11 @@ describe('the OpenAPI document', () => {
       assert.equal(rest.properties.links['x-profile-extension'], true, path);
     }
     const parameters = (path: string) => Object.fromEntries(body.paths[path].get.parameters.map((parameter: any) => [parameter.name, parameter]));
-    assert.deepEqual(Object.keys(parameters('/organizations')), ['page', 'per_page', 'format', 'search', 'taxonomy_term_id', 'taxonomy_id', 'modified_after', 'full']);
+    assert.deepEqual(Object.keys(parameters('/organizations')), ['page', 'per_page', 'format', 'search', 'taxonomy_term_id', 'include_descendants', 'taxonomy_id', 'modified_after', 'full']);
     assert.deepEqual(Object.keys(parameters('/taxonomy_terms')), ['page', 'per_page', 'format', 'search', 'taxonomy_id', 'taxonomy', 'parent_id', 'top_only']);
     assert.deepEqual(Object.keys(parameters('/taxonomies')), ['page', 'per_page', 'format', 'search']);
     // What HSDS does not define for the operation is marked, and still optional.
-    for (const [path, name] of [['/organizations', 'modified_after'], ['/taxonomy_terms', 'taxonomy']] as const) {
+    for (const [path, name] of [['/organizations', 'modified_after'], ['/organizations', 'include_descendants'], ['/taxonomy_terms', 'taxonomy']] as const) {
       assert.equal(parameters(path)[name].schema['x-profile-extension'], true, name);
       assert.equal(parameters(path)[name].required, false, name);
     }
