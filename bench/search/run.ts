@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import MiniSearch from 'minisearch';
@@ -229,7 +229,7 @@ async function main(): Promise<number> {
   const results = [api, miniResult];
   const fixed = (n: number) => n.toFixed(2);
   const ms = (n: number) => (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
-  console.log(`Search bench: ${set.known.length} known items and ${set.topics.length} topics (${values.queries}, seed ${set.seed}), ${organizations.length.toLocaleString('en-US')} organizations`);
+  console.log(`Search bench: ${set.known.length} known items and ${set.topics.length} topics (${relative(REPO, resolve(values.queries!))}, seed ${set.seed}), ${organizations.length.toLocaleString('en-US')} organizations`);
   console.log(`commit ${revision.commit ?? 'unknown'}${revision.dirty ? ' (with uncommitted changes)' : ''}; ${describeMachine(m)}`);
   console.log(`this API: ${target}; HTTP/1.1 over loopback, one keep-alive connection, one query at a time, gzip, per_page=${PER_PAGE}`);
   console.log(`MiniSearch ${miniVersion}: in this process (no HTTP, no JSON), fields name and alternate_name, ${JSON.stringify(MINISEARCH_OPTIONS)}, indexed in ${mini.indexSeconds.toFixed(1)} s`);
