@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, cpSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { checkEveryResponse } from '../helpers/hsds-schemas.ts';
-import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
-import { runCommand, serveDataDir } from '../helpers/imports.ts';
+import { API, getJson } from '../helpers/app.ts';
+import { importAndServe } from '../helpers/imports.ts';
 
 /**
  * The official HSDS example packages (vendor/, copied unchanged) import as they are, and every field
@@ -54,13 +53,9 @@ const EXAMPLES = [
 for (const { version, folder, datapackage } of EXAMPLES) {
   describe(`the official HSDS ${version} example package`, () => {
     it('imports with exit 0, and serves every organization, identifier, taxonomy and term field as the CSV gives it', async () => {
-      const data = temporaryDirectory();
-      const source = temporaryDirectory();
-      try {
-        cpSync(folder, source.path, { recursive: true });
-        if (datapackage !== undefined) copyFileSync(datapackage, join(source.path, 'datapackage.json'));
-        const run = await runCommand('import', data.path, [source.path]);
-        assert.equal(run.code, 0, run.text);
+      const files = Object.fromEntries(readdirSync(folder).map((name) => [name, readFileSync(join(folder, name))]));
+      if (datapackage !== undefined) files['datapackage.json'] = readFileSync(datapackage);
+      await importAndServe(files, async (app, run) => {
         // What it refers to outside itself is said, with what was done.
         assert.match(run.text, /\[taxonomy_id\]: names taxonomy 07ff6aee-a219-438c-b694-d2fcb6c5373b, which is not in taxonomies\.csv; the term is served with this taxonomy_id/);
         assert.match(run.text, /taxonomy_terms\.csv:2 \[parent_id\]: names term 0bc248fa-dc27-4650-9ba4-8f1a24ef16a2, which is not in the package; served as given/);
@@ -68,44 +63,34 @@ for (const { version, folder, datapackage } of EXAMPLES) {
         assert.match(run.text, /\[link_entity\]: is "link_entity", not "organization" or "service"/);
         assert.match(run.text, /not read \(this API serves organizations and taxonomies only\): metadata\.csv/);
 
-        const { app } = await serveDataDir(data.path);
-        const invalid = checkEveryResponse(app);
-        try {
-          const [organization] = rowsOf(source.path, 'organizations.csv');
-          const served = await getJson(app, `${API}/organizations/${organization!.id}`);
-          assert.equal(served.status, 200);
-          assertFields(served.body, organization!, ORGANIZATION_COLUMNS, 'organization');
-          // Its one attribute is linked to no entity this profile has (link_entity "link_entity"), so none is served.
-          assert.deepEqual(served.body.attributes, []);
-          const [identifier] = rowsOf(source.path, 'organization_identifiers.csv');
-          assert.equal(served.body.organization_identifiers.length, 1);
-          assertFields(served.body.organization_identifiers[0], identifier!, IDENTIFIER_COLUMNS, 'organization_identifier');
-          const list = await getJson(app, `${API}/organizations`);
-          assertFields(list.body.contents[0], organization!, ORGANIZATION_COLUMNS, 'organization in the list');
+        const [organization] = rowsOf(folder, 'organizations.csv');
+        const served = await getJson(app, `${API}/organizations/${organization!.id}`);
+        assert.equal(served.status, 200);
+        assertFields(served.body, organization!, ORGANIZATION_COLUMNS, 'organization');
+        // Its one attribute is linked to no entity this profile has (link_entity "link_entity"), so none is served.
+        assert.deepEqual(served.body.attributes, []);
+        const [identifier] = rowsOf(folder, 'organization_identifiers.csv');
+        assert.equal(served.body.organization_identifiers.length, 1);
+        assertFields(served.body.organization_identifiers[0], identifier!, IDENTIFIER_COLUMNS, 'organization_identifier');
+        const list = await getJson(app, `${API}/organizations`);
+        assertFields(list.body.contents[0], organization!, ORGANIZATION_COLUMNS, 'organization in the list');
 
-          const [taxonomy] = rowsOf(source.path, 'taxonomies.csv');
-          const servedTaxonomy = await getJson(app, `${API}/taxonomies/${taxonomy!.id}`);
-          assert.equal(servedTaxonomy.status, 200);
-          assertFields(servedTaxonomy.body, taxonomy!, TAXONOMY_COLUMNS, 'taxonomy');
+        const [taxonomy] = rowsOf(folder, 'taxonomies.csv');
+        const servedTaxonomy = await getJson(app, `${API}/taxonomies/${taxonomy!.id}`);
+        assert.equal(servedTaxonomy.status, 200);
+        assertFields(servedTaxonomy.body, taxonomy!, TAXONOMY_COLUMNS, 'taxonomy');
 
-          const [term] = rowsOf(source.path, 'taxonomy_terms.csv');
-          const servedTerm = await getJson(app, `${API}/taxonomy_terms/${term!.id}`);
-          assert.equal(servedTerm.status, 200);
-          assertFields(servedTerm.body, term!, TERM_COLUMNS, 'taxonomy term');
-          // Its taxonomy is not in the package: no taxonomy_detail, and no taxonomy of the dataset lists it.
-          assert.equal(servedTerm.body.taxonomy_detail, undefined);
-          const terms = await getJson(app, `${API}/taxonomy_terms`);
-          assert.deepEqual(terms.body.contents.map((each: { id: string }) => each.id), [term!.id]);
-          const ofTaxonomy = await getJson(app, `${API}/taxonomy_terms?taxonomy_id=${taxonomy!.id}`);
-          assert.equal(ofTaxonomy.body.total_items, 0);
-          assert.deepEqual(invalid, []);
-        } finally {
-          await app.close();
-        }
-      } finally {
-        data.remove();
-        source.remove();
-      }
+        const [term] = rowsOf(folder, 'taxonomy_terms.csv');
+        const servedTerm = await getJson(app, `${API}/taxonomy_terms/${term!.id}`);
+        assert.equal(servedTerm.status, 200);
+        assertFields(servedTerm.body, term!, TERM_COLUMNS, 'taxonomy term');
+        // Its taxonomy is not in the package: no taxonomy_detail, and no taxonomy of the dataset lists it.
+        assert.equal(servedTerm.body.taxonomy_detail, undefined);
+        const terms = await getJson(app, `${API}/taxonomy_terms`);
+        assert.deepEqual(terms.body.contents.map((each: { id: string }) => each.id), [term!.id]);
+        const ofTaxonomy = await getJson(app, `${API}/taxonomy_terms?taxonomy_id=${taxonomy!.id}`);
+        assert.equal(ofTaxonomy.body.total_items, 0);
+      });
     });
   });
 }
