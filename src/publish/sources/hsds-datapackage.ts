@@ -6,10 +6,10 @@ import type { HsdsTable } from './hsds-package-layout.ts';
 import type { Columns } from '../csv.ts';
 import type { Diagnostics } from '../diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
-import { canonicalId, isUuid, missingTermId, servedIdOf, taxonomyId as derivedTaxonomyId } from '../../hsds/ids.ts';
-import { termIdOf } from '../../hsds/render.ts';
-import { isOutsideTaxonomy, outsideTaxonomy } from '../../hsds/records.ts';
-import type { IdentifierLink, OrganizationRecord, TagLink, TaxonomyRecord, TaxonomyTermRecord, UrlLink } from '../../hsds/records.ts';
+import { readHsdsVocabulary, servedId } from './hsds-vocabulary.ts';
+import type { HsdsVocabulary, TermRef } from './hsds-vocabulary.ts';
+import { canonicalId } from '../../hsds/ids.ts';
+import type { IdentifierLink, OrganizationRecord, TagLink, UrlLink } from '../../hsds/records.ts';
 
 /**
  * HSDS tabular packages, 1.0 to 3.2 (see docs/data-format.md): a folder of CSV files named after HSDS
@@ -54,33 +54,6 @@ export const HSDS_COLUMNS = {
   other_attributes: { required: ['link_id', 'link_type', 'taxonomy_term_id'], optional: ['id'] },
 } as const satisfies Record<HsdsTable, Columns>;
 
-/** The id to serve: only a UUID is kept (the API looks things up by UUID); otherwise the build derives one. */
-const servedId = (value: string): string | undefined => (isUuid(value) ? value.toLowerCase() : undefined);
-
-/** The code of the taxonomy of 1.x terms without a vocabulary: fixed, so that renaming the folder changes no id. */
-const UNNAMED_TAXONOMY = 'taxonomy';
-
-/** A taxonomy code made of a 1.x vocabulary or a 2.0 `taxonomy` name: `Open211 Miami - AIRS` → `open211-miami-airs`. */
-const codeOfName = (name: string): string =>
-  name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '') || UNNAMED_TAXONOMY;
-
-interface TermRef {
-  taxonomy: string;
-  code: string;
-}
-
-/** Taxonomies and terms, read once per import (per Diagnostics) because terms and tags both need them. */
-interface HsdsVocabulary {
-  taxonomies: TaxonomyRecord[];
-  terms: TaxonomyTermRecord[];
-  /** A kept term's id in the package → its taxonomy code and term code. */
-  termsById: Map<string, TermRef>;
-}
 
 /** One value per import (per Diagnostics), made once however many readers ask for it. */
 function perImport<T>(make: (context: ReadContext) => Promise<T>): (context: ReadContext) => Promise<T> {
@@ -125,164 +98,9 @@ export function hsdsDatapackageSource(directory: string): Source {
     }
   }
 
-  async function readTaxonomies(context: ReadContext): Promise<TaxonomyRecord[]> {
-    const taxonomies: TaxonomyRecord[] = [];
-    for await (const row of rowsOf('taxonomies', context)) {
-      const id = canonicalId(row.required('id', 'id'));
-      const record: TaxonomyRecord = {
-        code: id,
-        id: servedId(id),
-        name: row.required('name', 'name'),
-        description: row.optional('description', 'description') ?? '',
-        uri: row.url('uri'),
-        version: row.optional('version', 'text'),
-        at: row.at(),
-      };
-      if (row.valid) taxonomies.push(record);
-    }
-    return taxonomies;
-  }
-
-  interface ReadTerm {
-    record: TaxonomyTermRecord;
-    termId: string;
-    parentId: string | undefined;
-  }
-
-  /**
-   * 3.x and 2.0 terms. A 3.x term's `taxonomy_id` may be empty (HSDS makes it optional) or name a
-   * taxonomy not in the package (a warning): the term is served in no taxonomy of the dataset, with
-   * `taxonomy_id` as given. 2.0 has no taxonomy table: the vocabulary its `taxonomy` names becomes a
-   * taxonomy of the dataset.
-   */
-  async function readTerms(context: ReadContext, taxonomies: TaxonomyRecord[]): Promise<ReadTerm[]> {
-    const taxonomyCodes = new Set(taxonomies.map((taxonomy) => taxonomy.code));
-    const read: ReadTerm[] = [];
-    const firstLine = new Map<string, number>();
-    for (const table of ['taxonomy_terms', 'taxonomy_terms_v2'] as const) {
-      for await (const row of rowsOf(table, context)) {
-        const termId = canonicalId(row.required('id', 'id'));
-        const taxonomyText = row.optional('taxonomy', 'text');
-        const given = table === 'taxonomy_terms' ? row.optional('taxonomy_id', 'id') : undefined;
-        let taxonomy = outsideTaxonomy(undefined);
-        let taxonomyId: string | undefined;
-        if (table === 'taxonomy_terms_v2') {
-          if (taxonomyText !== undefined) taxonomy = codeOfName(taxonomyText);
-        } else if (given !== undefined && taxonomyCodes.has(canonicalId(given))) {
-          taxonomy = canonicalId(given);
-        } else if (given !== undefined) {
-          taxonomy = outsideTaxonomy(canonicalId(given));
-          taxonomyId = servedIdOf(given, derivedTaxonomyId);
-          context.diagnostics.danglingReference(
-            row.at('taxonomy_id'),
-            `names taxonomy ${given}, which is not in ${fileOf('taxonomies')}; the term is served with this taxonomy_id, in no taxonomy of the dataset`,
-            'term of a taxonomy not in the package',
-          );
-        }
-        const parentId = row.optional('parent_id', 'id');
-        const record: TaxonomyTermRecord = {
-          taxonomy,
-          // Codes must be unique within a taxonomy; a term without one is known by its id.
-          code: (table === 'taxonomy_terms' ? row.optional('code', 'code') : undefined) ?? termId,
-          id: servedId(termId),
-          name: row.required(table === 'taxonomy_terms' ? 'name' : 'term', 'name'),
-          description: row.optional('description', 'description') ?? '',
-          taxonomyText: taxonomyText ?? '',
-          taxonomyId,
-          language: row.optional('language', 'text'),
-          termUri: table === 'taxonomy_terms' ? row.url('term_uri') : undefined,
-          lenientReferences: true,
-          at: row.at(),
-        };
-        if (termId !== '') {
-          const first = firstLine.get(termId);
-          if (first !== undefined) row.error('id', `${termId} is already the id of the term on line ${first}`);
-          else firstLine.set(termId, row.line);
-        }
-        if (row.valid) read.push({ record, termId, parentId: parentId === undefined ? undefined : canonicalId(parentId) });
-      }
-    }
-    return read;
-  }
-
-  /**
-   * 1.x `taxonomy.csv`: terms whose code is their id, in the taxonomy their `vocabulary` names. A
-   * repeated id keeps its first row, with a warning: 1.x declares no key.
-   */
-  async function readVersion1Terms(context: ReadContext): Promise<{ taxonomies: TaxonomyRecord[]; read: ReadTerm[] }> {
-    const taxonomies = new Map<string, TaxonomyRecord>();
-    const read: ReadTerm[] = [];
-    const firstLine = new Map<string, number>();
-    for await (const row of rowsOf('taxonomy_v1', context)) {
-      const termId = canonicalId(row.required('id', 'code'));
-      const vocabulary = row.optional('vocabulary', 'name');
-      const code = vocabulary === undefined ? UNNAMED_TAXONOMY : codeOfName(vocabulary);
-      if (!taxonomies.has(code)) taxonomies.set(code, { code, name: vocabulary ?? 'Taxonomy', description: '', at: row.at('vocabulary') });
-      const record: TaxonomyTermRecord = {
-        taxonomy: code,
-        code: termId,
-        id: servedId(termId),
-        name: row.required('name', 'name'),
-        description: '',
-        taxonomyText: vocabulary ?? '',
-        lenientReferences: true,
-        at: row.at(),
-      };
-      const parentId = row.optional('parent_id', 'code');
-      if (!row.valid) continue;
-      const first = firstLine.get(termId);
-      if (first !== undefined) {
-        row.warning('term defined twice (the first is kept)', 'id', `${termId} is already the id of the term on line ${first}; this row is left out`);
-        continue;
-      }
-      firstLine.set(termId, row.line);
-      read.push({ record, termId, parentId: parentId === undefined ? undefined : canonicalId(parentId) });
-    }
-    return { taxonomies: [...taxonomies.values()], read };
-  }
-
-  /**
-   * Links parents by id. A parent in the term's own taxonomy is linked by its code (the build checks
-   * the tree); any other parent is served as given, with a warning: its id when it is in the package
-   * (in another taxonomy), else the id given (HSDS declares no reference for parent_id).
-   */
-  function linkParents(context: ReadContext, read: readonly ReadTerm[]): void {
-    const byId = new Map(read.map((term) => [term.termId, term.record]));
-    for (const { record, parentId } of read) {
-      if (parentId === undefined) continue;
-      record.parentField = 'parent_id';
-      const parent = byId.get(parentId);
-      if (parent !== undefined && parent.taxonomy === record.taxonomy) {
-        record.parentCode = parent.code;
-        continue;
-      }
-      record.parentId = parent === undefined ? servedIdOf(parentId, (id) => missingTermId(record.taxonomy, id)) : termIdOf(parent);
-      const where = parent === undefined ? 'which is not in the package' : 'which is in another taxonomy';
-      context.diagnostics.danglingReference({ ...record.at!, field: 'parent_id' }, `names term ${parentId}, ${where}; served as given`, 'term whose parent is not in its taxonomy in the package');
-    }
-  }
-
-  const vocabulary = perImport(async (context): Promise<HsdsVocabulary> => {
-    if (!(await readable(context))) return { taxonomies: [], terms: [], termsById: new Map() };
-    const taxonomies = await readTaxonomies(context);
-    const read = await readTerms(context, taxonomies);
-    const version1 = await readVersion1Terms(context);
-    // 2.0 taxonomies come from the names its terms give.
-    const known = new Set(taxonomies.map((taxonomy) => taxonomy.code));
-    for (const { record } of read) {
-      if (isOutsideTaxonomy(record.taxonomy) || known.has(record.taxonomy)) continue;
-      known.add(record.taxonomy);
-      taxonomies.push({ code: record.taxonomy, name: record.taxonomyText!, description: '', at: record.at });
-    }
-    taxonomies.push(...version1.taxonomies);
-    const all = [...read, ...version1.read];
-    linkParents(context, all);
-    return {
-      taxonomies,
-      terms: all.map(({ record }) => record),
-      termsById: new Map(all.map(({ record, termId }) => [termId, { taxonomy: record.taxonomy, code: record.code }])),
-    };
-  });
+  const vocabulary = perImport(async (context): Promise<HsdsVocabulary> =>
+    (await readable(context)) ? readHsdsVocabulary(context, rowsOf, fileOf('taxonomies')) : { taxonomies: [], terms: [], termsById: new Map() },
+  );
 
   /** Each service's organization, for the tags of services (this profile serves them on the organization). */
   const servicesOf = perImport(async (context) => {
