@@ -59,6 +59,7 @@ export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page
     first_page: number === 1,
     last_page: number >= totalPages,
     empty: page.items.length === 0,
+    search_suggestion: page.suggestion,
   });
   return `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`;
 }

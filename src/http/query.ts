@@ -98,7 +98,8 @@ export const searchParameter = (searched: string, order = 'those whose code or n
     if (characters(raw) > MAX_SEARCH_LENGTH) return fail(`must be at most ${MAX_SEARCH_LENGTH} characters`);
     const words = raw.match(WORD) ?? [];
     if (words.length > MAX_SEARCH_WORDS) return fail(`must have at most ${MAX_SEARCH_WORDS} words`);
-    return words.length === 0 ? undefined : words;
+    // The text goes to the store whole: apostrophes, `&` and word order mean something there (search-text.ts).
+    return words.length === 0 ? undefined : [raw];
   },
 });
 

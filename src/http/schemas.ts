@@ -65,7 +65,17 @@ export const pageOf = (item: TSchema): TSchema =>
       Type.Ref('Page'),
       {
         type: 'object',
-        properties: { contents: Type.Array(item), links: Links },
+        properties: {
+          contents: Type.Array(item),
+          links: Links,
+          search_suggestion: Type.Optional(
+            Type.String({
+              description:
+                'Profile addition, only on an empty page of a `search`: the same search with each word no name holds replaced by the closest word that one does, when that finds something under the same filters. Ask again with it as `search` to see what it finds.',
+              'x-profile-extension': true,
+            }),
+          ),
+        },
         // HSDS requires `empty` and `contents`; this API always sends the whole envelope.
         required: ['contents', 'links', 'total_items', 'total_pages', 'page_number', 'size', 'first_page', 'last_page', 'empty'],
       },

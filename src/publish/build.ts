@@ -115,6 +115,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
     hash,
     onProgress: (written) => options.onProgress?.('write', written, staged.published),
   });
+  searchIndex.finishOrganizations();
   db.exec('COMMIT');
   db.exec('DETACH DATABASE staging');
   db.exec(OPTIMIZE_TEXT_INDEXES);

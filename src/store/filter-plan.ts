@@ -67,12 +67,12 @@ export function simplifiedFilter(filter: OrganizationFilter, range: ModifiedRang
 }
 
 /**
- * A search (`words` as queryWords made them) for one word and nothing else: its total is the stored
- * count of organizations holding the word (organization_word_counts, in either backend), not a
- * count of matches.
+ * A search of one token (see singleToken in search-query.ts) and nothing else: its total is the
+ * stored count of organizations holding the token (organization_word_counts, in either backend), not
+ * a count of matches.
  */
-export const isOneWordSearch = (words: readonly string[], filter: OrganizationFilter, membership: Membership | undefined): boolean =>
-  words.length === 1 && membership === undefined && filter.modifiedSince === undefined;
+export const isSearchAlone = (filter: OrganizationFilter, membership: Membership | undefined): boolean =>
+  membership === undefined && filter.modifiedSince === undefined;
 
 export interface TermLookups {
   byId(id: string): Promise<TermRow | undefined>;

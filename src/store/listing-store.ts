@@ -1,6 +1,9 @@
 import { findTaxonomyRow, findTermRow, membershipOf, simplifiedFilter } from './filter-plan.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
+import { organizationQuery, rankCandidates, suggestedSearches } from './search-query.ts';
+import type { Candidate, SearchQuery } from './search-query.ts';
+import type { Vocabulary } from './search-vocabulary.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {
   Batches,
@@ -36,15 +39,21 @@ export interface ListingBackend<Param> {
   readonly taxonomies: TaxonomyRow[];
   readonly modifiedRange: ModifiedRange;
   readonly terms: TermLookups;
+  /** The words of organization names, which searches are corrected and completed to. */
+  readonly vocabulary: Vocabulary;
   count(listing: Listing<Param>): Promise<number>;
   /** The items at 0-based `offset`, in order (by relevance first when `ranked`). */
   items(listing: Listing<Param>, offset: number, limit: number, ranked: boolean): Promise<string[]>;
   /** Every item, in order (by relevance first when `ranked`), a batch at a time. */
   all(listing: Listing<Param>, ranked: boolean): Batches;
+  /** Every match of an organization search (a listing with `candidates`), with what it is ranked by. */
+  candidates(listing: Listing<Param>): Promise<Candidate[]>;
+  /** The JSON of these positions of the listing's JSON table, in the order given. */
+  jsonOf(listing: Listing<Param>, positions: readonly number[]): Promise<string[]>;
   /** A page of every organization, or of one membership list: a range of positions, its total known. */
   organizationsByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Promise<Page>;
-  /** Organizations by search and/or `modifiedSince`, within a membership list if one is given. */
-  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView): Listing<Param>;
+  /** Organizations by search (`query`, made from filter.search) and/or `modifiedSince`, within a membership list if one is given. */
+  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView, query?: SearchQuery): Listing<Param>;
   taxonomyListing(search: SearchWords | undefined): Listing<Param>;
   termListing(conditions: TermConditions<Param>, search: SearchWords | undefined): Listing<Param>;
   item(kind: ItemKind, key: string): Promise<string | undefined>;
@@ -52,6 +61,9 @@ export interface ListingBackend<Param> {
 }
 
 const EMPTY: Page = { total: 0, items: [] };
+
+/** Items per batch when a ranked search is streamed. */
+const BATCH = 256;
 
 /** A Store over one published dataset of any backend (see ListingBackend). */
 export class ListingStore<Param> implements Store {
@@ -86,14 +98,56 @@ export class ListingStore<Param> implements Store {
     const membership = await membershipOf(simple, this.backend.taxonomies, this.backend.terms.byId);
     if (membership === 'none') return EMPTY;
     if (simple.search === undefined && simple.modifiedSince === undefined) return this.backend.organizationsByPosition(membership, view, range);
-    return this.page(this.backend.organizationListing(simple, membership, view), range);
+    const query = this.query(simple);
+    const listing = this.backend.organizationListing(simple, membership, view, query);
+    return query === undefined ? this.page(listing, range) : this.searchPage(listing, query, simple, range);
   }
 
   async *allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
     const simple = simplifiedFilter(filter, this.backend.modifiedRange);
     if (simple === undefined) return;
     const membership = await membershipOf(simple, this.backend.taxonomies, this.backend.terms.byId);
-    if (membership !== 'none') yield* this.all(this.backend.organizationListing(simple, membership, view));
+    if (membership === 'none') return;
+    const query = this.query(simple);
+    const listing = this.backend.organizationListing(simple, membership, view, query);
+    if (query === undefined || (await this.backend.count(listing)) > RANKED_SEARCH_LIMIT) {
+      yield* this.backend.all(listing, false);
+      return;
+    }
+    const ranked = rankCandidates(await this.backend.candidates(listing), query).map((candidate) => candidate.position);
+    for (let start = 0; start < ranked.length; start += BATCH) yield await this.backend.jsonOf(listing, ranked.slice(start, start + BATCH));
+  }
+
+  private query(filter: OrganizationFilter): SearchQuery | undefined {
+    return filter.search === undefined ? undefined : organizationQuery(filter.search, this.backend.vocabulary);
+  }
+
+  /**
+   * A page of an organization search: when few enough match, every match is ranked (search-query.ts);
+   * otherwise they come in the order of the index (fewest name words first). An empty page may
+   * carry the closest spelling that matches.
+   */
+  private async searchPage(listing: Listing<Param>, query: SearchQuery, filter: OrganizationFilter, range: PositionRange): Promise<Page> {
+    const total = await this.backend.count(listing);
+    if (total === 0) return { total, items: [], suggestion: await this.suggestion(filter) };
+    if (range.first > total) return { total, items: [] };
+    if (total > RANKED_SEARCH_LIMIT) return { total, items: await this.backend.items(listing, range.first - 1, range.count, false) };
+    const ranked = rankCandidates(await this.backend.candidates(listing), query);
+    const positions = ranked.slice(range.first - 1, range.first - 1 + range.count).map((candidate) => candidate.position);
+    return { total, items: await this.backend.jsonOf(listing, positions) };
+  }
+
+  /** Of the other spellings of a search, the one with the most matches under the same filter, if any has one. */
+  private async suggestion(filter: OrganizationFilter): Promise<string | undefined> {
+    const membership = await membershipOf(filter, this.backend.taxonomies, this.backend.terms.byId);
+    if (membership === 'none') return undefined;
+    let best: { spelling: string; total: number } | undefined;
+    for (const spelling of suggestedSearches(filter.search!, this.backend.vocabulary)) {
+      const retry = { ...filter, search: [spelling] };
+      const total = await this.backend.count(this.backend.organizationListing(retry, membership, {}, this.query(retry)));
+      if (total > (best?.total ?? 0)) best = { spelling, total };
+    }
+    return best?.spelling;
   }
 
   organization(id: string): Promise<string | undefined> {

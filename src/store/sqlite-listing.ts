@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Listing as ListingParts } from './listing.ts';
+import type { Candidate, SearchQuery } from './search-query.ts';
 import { queryWords } from './search-text.ts';
 import type { SearchWords } from './store.ts';
 
@@ -10,7 +11,11 @@ export type Listing = ListingParts<SQLInputValue>;
 const BATCH = 256;
 
 /** An FTS5 query for items holding every word (words from search-text.ts hold only letters and digits). */
-const fullTextQuery = (search: SearchWords): string => queryWords(search).map((word) => `"${word}"`).join(' ');
+const fullTextQuery = (search: SearchWords): string => queryWords(search).map((word) => `"${word.token}"`).join(' ');
+
+/** An FTS5 query for items holding, for every word, one of its alternatives. */
+export const organizationTextQuery = (query: SearchQuery): string =>
+  query.words.map(({ alternatives }) => `(${[...alternatives.keys()].map((token) => `"${token}"`).join(' OR ')})`).join(' AND ');
 
 /**
  * A search of `textTable` (an FTS5 table of search-text words, whose rowids are the listed positions):
@@ -20,7 +25,7 @@ const fullTextQuery = (search: SearchWords): string => queryWords(search).map((w
 export const textSearch = (textTable: string, search: SearchWords) => {
   const query = fullTextQuery(search);
   return {
-    words: queryWords(search),
+    words: queryWords(search).map((word) => word.token),
     where: `${textTable} MATCH ?`,
     param: query,
     ranking: `${textTable}.rowid NOT IN (SELECT rowid FROM ${textTable} WHERE ${textTable} MATCH ?)`,
@@ -70,6 +75,17 @@ export class ListingRunner {
     const positions = this.statement(this.sql(listing, `${listing.position} AS position`, `${ListingRunner.orderBy(listing, ranked)} LIMIT ? OFFSET ?`));
     const rows = positions.all(...ListingRunner.params(listing, ranked), limit, offset) as { position: number }[];
     return rows.map((row) => this.jsonAt(listing, row.position));
+  }
+
+  /** Every match of an organization search, with what it is ranked by. */
+  candidates(listing: Listing): Candidate[] {
+    const { rank, names } = listing.candidates!;
+    return this.statement(this.sql(listing, `${listing.position} AS position, ${rank} AS rank, ${names} AS names`)).all(...listing.params) as unknown as Candidate[];
+  }
+
+  /** The JSON of these positions, in the order given. */
+  jsonOf(listing: Listing, positions: readonly number[]): string[] {
+    return positions.map((position) => this.jsonAt(listing, position));
   }
 
   private jsonAt(listing: Listing, position: number): string {

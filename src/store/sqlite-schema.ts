@@ -8,7 +8,7 @@
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
  * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 6;
+export const SNAPSHOT_FORMAT = 7;
 
 /** The oldest format whose `organizations` table is as now, so that an import reads `last_modified` from it. */
 export const ORGANIZATIONS_TABLE_SINCE_FORMAT = 5;
@@ -23,6 +23,12 @@ export const PAGE_SIZE = 16_384;
  * The text indexes hold words already made by store/search-text.ts, one line of words separated by
  * spaces per column, so the ascii tokenizer only splits at the spaces. `title` is an item's name (and
  * alternate name, or code); `body` its description. Searches match words in either; titles rank first.
+ * The rowids of `organizations_text` are search ranks (see organization_search), those of the others
+ * list positions.
+ *
+ * `organization_search` gives each organization's search rank (by the number of tokens of its name,
+ * then position) and its name's and alternate name's tokens, which search-query.ts ranks matches by;
+ * `search_vocabulary` the words of organization names, which searches are corrected and completed to.
  */
 const FULL_TEXT = "title, body, content='', tokenize='ascii'";
 
@@ -73,6 +79,8 @@ export const CREATE_TABLES = `
     PRIMARY KEY (subtree_position, position_in_subtree)
   ) WITHOUT ROWID;
   CREATE TABLE organization_word_counts (word TEXT PRIMARY KEY, organizations INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE organization_search (rank INTEGER PRIMARY KEY, position INTEGER NOT NULL, names TEXT NOT NULL);
+  CREATE TABLE search_vocabulary (word TEXT PRIMARY KEY, token TEXT NOT NULL, organizations INTEGER NOT NULL) WITHOUT ROWID;
   CREATE VIRTUAL TABLE organizations_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomies_text USING fts5(${FULL_TEXT});

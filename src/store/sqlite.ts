@@ -1,9 +1,13 @@
 import { DatabaseSync } from 'node:sqlite';
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
-import { ListingRunner, textSearch } from './sqlite-listing.ts';
+import { ListingRunner, organizationTextQuery, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
-import { isOneWordSearch } from './filter-plan.ts';
+import { isSearchAlone } from './filter-plan.ts';
+import { singleToken } from './search-query.ts';
+import type { Candidate, SearchQuery } from './search-query.ts';
+import { Vocabulary } from './search-vocabulary.ts';
+import type { VocabularyEntry } from './search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from './filter-plan.ts';
 import { searchListing } from './listing.ts';
 import { ListingStore } from './listing-store.ts';
@@ -31,6 +35,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   readonly taxonomies: TaxonomyRow[];
   readonly modifiedRange: ModifiedRange;
   readonly terms: TermLookups;
+  readonly vocabulary: Vocabulary;
   private readonly listings: ListingRunner;
   private readonly itemStatements: Record<ItemKind, StatementSync>;
 
@@ -58,6 +63,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       taxonomyTerms: count('taxonomy_terms'),
     };
     this.listings = new ListingRunner(this.db);
+    this.vocabulary = new Vocabulary(this.db.prepare('SELECT word, token, organizations FROM search_vocabulary ORDER BY word').all() as unknown as VocabularyEntry[]);
     this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
     this.itemStatements = {
       organization: this.db.prepare('SELECT d.json FROM organizations o JOIN organization_documents d ON d.position = o.position WHERE o.id = ?'),
@@ -106,6 +112,14 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return this.read(() => this.listings.items(listing, offset, limit, ranked));
   }
 
+  async candidates(listing: Listing): Promise<Candidate[]> {
+    return this.read(() => this.listings.candidates(listing));
+  }
+
+  async jsonOf(listing: Listing, positions: readonly number[]): Promise<string[]> {
+    return this.read(() => this.listings.jsonOf(listing, positions));
+  }
+
   async *all(listing: Listing, ranked: boolean): Batches {
     const batches = this.read(() => this.listings.all(listing, ranked))[Symbol.asyncIterator]();
     try {
@@ -145,22 +159,26 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return { total, items: range.first > total ? [] : (rows.all(key, range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
   }
 
-  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView): Listing {
+  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView, query?: SearchQuery): Listing {
     const base = { jsonTable: organizationJsonTable(view), jsonColumn: 'json' as const };
     const memberCondition = (position: string) =>
       membership === undefined ? [] : [`EXISTS (SELECT 1 FROM ${membership.table} m WHERE m.${membership.group}_position = ? AND m.organization_position = ${position})`];
     const memberParams = membership === undefined ? [] : [membership.key];
     const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
-    if (filter.search !== undefined) {
-      const text = textSearch('organizations_text', filter.search);
-      const from = filter.modifiedSince === undefined ? 'organizations_text' : 'organizations_text JOIN organizations o ON o.position = organizations_text.rowid';
+    if (query !== undefined) {
+      const token = singleToken(query);
+      const modifiedJoin = filter.modifiedSince === undefined ? '' : ' JOIN organizations o ON o.position = s.position';
       return {
-        ...searchListing<SQLInputValue>(base, from, 'organizations_text.rowid', text, {
-          where: [...memberCondition('organizations_text.rowid'), ...modified],
-          params: [...memberParams, ...modifiedParams],
-        }),
-        length: isOneWordSearch(text.words, filter, membership) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: text.words } : undefined,
+        ...base,
+        from: `organizations_text JOIN organization_search s ON s.rank = organizations_text.rowid${modifiedJoin}`,
+        where: ['organizations_text MATCH ?', ...memberCondition('s.position'), ...modified],
+        params: [organizationTextQuery(query), ...memberParams, ...modifiedParams],
+        order: 'organizations_text.rowid',
+        position: 's.position',
+        candidates: { rank: 'organizations_text.rowid', names: 's.names' },
+        length:
+          token !== undefined && isSearchAlone(filter, membership) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] } : undefined,
       };
     }
     if (membership !== undefined) {

@@ -14,6 +14,8 @@ export interface Page {
   total: number;
   /** Rendered JSON objects, in order. */
   items: string[];
+  /** For a search that matched nothing: a spelling of it that matches something (see search-query.ts). */
+  suggestion?: string;
 }
 
 export interface TaxonomyRef {

@@ -22,11 +22,30 @@ describe('search words (the same on every backend)', () => {
   it('cuts words to 64 characters, the same in the index and in a search', () => {
     const long = 'x'.repeat(200);
     assert.equal(searchWords(long)[0]!.length, 64);
-    assert.deepEqual(queryWords([long]), searchWords(long));
+    assert.deepEqual(queryWords([long]).map((word) => word.token), searchWords(long));
   });
 
   it('makes index lines of words, and searches of distinct words', () => {
     assert.equal(searchLine('Food Bank', undefined, 'Food pantries'), 'food bank food pantri');
-    assert.deepEqual(queryWords(['Food', 'FOODS', 'e-mail']), ['food', 'e', 'mail']);
+    assert.deepEqual(queryWords(['Food', 'FOODS', 'e-mail']).map((word) => word.token), ['food', 'e', 'mail']);
+  });
+
+  it('drops apostrophes, reads & as and, and needs no filler words', () => {
+    assert.deepEqual(searchWords("Women's Shelter"), searchWords('WOMENS SHELTER'));
+    assert.deepEqual(searchWords('Boys & Girls Club'), searchWords('boys and girls club'));
+    assert.deepEqual(searchWords('Big Brothers and Big Sisters of the Ozarks, Inc.'), searchWords('big brothers big sisters ozarks'));
+    assert.deepEqual(searchWords('the of and'), [], 'a text of stop words only has no words');
+  });
+
+  it('reads common abbreviations as the words they stand for', () => {
+    assert.deepEqual(searchWords('St Vincent de Paul'), searchWords('Saint Vincent de Paul'));
+    assert.deepEqual(searchWords('Mt. Zion Vol Fire Dept'), searchWords('Mount Zion Volunteer Fire Department'));
+  });
+
+  it('makes a phrase and its short form one word, and indexes the phrase words too', () => {
+    assert.deepEqual(searchWords("YOUNG MEN'S CHRISTIAN ASSOCIATION OF GREATER SEATTLE"), searchWords('YMCA Greater Seattle'));
+    assert.deepEqual(searchWords('CHILD CARE CENTER'), searchWords('Childcare Center'));
+    assert.deepEqual(searchWords('4-H Club'), searchWords('4H club'));
+    assert.equal(searchLine('YMCA of Greater Seattle'), 'ymca young men christian associ greater seattl');
   });
 });

@@ -9,7 +9,7 @@ import { SEARCHED_LISTS } from '../sqlite-schema.ts';
  *
  * A server reads only generations of its own format; a new layout means a new format and a publish.
  */
-export const GENERATION_FORMAT = 6;
+export const GENERATION_FORMAT = 7;
 
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
@@ -25,6 +25,8 @@ export const GENERATION_TABLES = {
   organization_taxonomies: 'taxonomy_position integer NOT NULL, position_in_taxonomy integer NOT NULL, organization_position integer NOT NULL',
   organization_subtrees: 'subtree_position integer NOT NULL, position_in_subtree integer NOT NULL, organization_position integer NOT NULL',
   organization_word_counts: 'word text COLLATE "C" NOT NULL, organizations integer NOT NULL',
+  organization_search: 'rank integer NOT NULL, position integer NOT NULL, names text NOT NULL',
+  search_vocabulary: 'word text COLLATE "C" NOT NULL, token text COLLATE "C" NOT NULL, organizations integer NOT NULL',
 } as const;
 
 /** The length of each membership list (`list` is its table, `key` the term or taxonomy position): totals without a count. */
@@ -77,5 +79,6 @@ export const createIndexes = (schema: string): string => `
   ALTER TABLE ${schema}.organization_subtrees ADD PRIMARY KEY (subtree_position, position_in_subtree);
   CREATE UNIQUE INDEX ON ${schema}.organization_subtrees (subtree_position, organization_position);
   ALTER TABLE ${schema}.organization_word_counts ADD PRIMARY KEY (word);
+  ALTER TABLE ${schema}.organization_search ADD PRIMARY KEY (rank);
   ${SEARCHED_LISTS.map((list) => `ALTER TABLE ${schema}.${list}_text ADD PRIMARY KEY (position); CREATE INDEX ON ${schema}.${list}_text USING gin (words);`).join('\n  ')}
 `;

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { query } from './connection.ts';
 import type { Listing } from '../listing.ts';
 import { queryWords } from '../search-text.ts';
+import type { Candidate, SearchQuery } from '../search-query.ts';
 import type { SearchWords } from '../store.ts';
 
 /** A listing (see ../listing.ts); its parameters are written `?` and numbered when the query is made. */
@@ -18,11 +19,15 @@ const numbered = (sql: string): string => {
 
 /** A search of a text table aliased `x`: the condition, and the ranking that puts title matches first. */
 export const textSearch = (search: SearchWords) => {
-  const words = queryWords(search);
+  const words = queryWords(search).map((word) => word.token);
   // Each word a quoted lexeme: words hold only letters and digits, so nothing in them is syntax.
   const tsquery = words.map((word) => `'${word}'`).join(' & ');
   return { words, where: 'x.words @@ ?::tsquery', param: tsquery, ranking: 'NOT (x.title @@ ?::tsquery)', rankingParams: [tsquery] };
 };
+
+/** A tsquery for items holding, for every word, one of its alternatives (tokens are quoted lexemes, as above). */
+export const organizationTsquery = (query: SearchQuery): string =>
+  query.words.map(({ alternatives }) => `(${[...alternatives.keys()].map((token) => `'${token}'`).join(' | ')})`).join(' & ');
 
 export class PgListingRunner {
   private readonly pool: () => pg.Pool;
@@ -53,6 +58,22 @@ export class PgListingRunner {
     if (listing.length !== undefined) return (await this.rows<{ n: number }>(listing.length.sql, listing.length.params))[0]?.n ?? 0;
     const rows = await this.rows<{ n: number }>(`SELECT count(*)::integer AS n FROM ${listing.from}${PgListingRunner.where(listing)}`, listing.params);
     return rows[0]!.n;
+  }
+
+  /** Every match of an organization search, with what it is ranked by. */
+  candidates(listing: PgListing): Promise<Candidate[]> {
+    const { rank, names } = listing.candidates!;
+    return this.rows<Candidate>(`SELECT ${listing.position} AS position, ${rank} AS rank, ${names} AS names FROM ${listing.from}${PgListingRunner.where(listing)}`, listing.params);
+  }
+
+  /** The JSON of these positions, in the order given. */
+  async jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
+    if (positions.length === 0) return [];
+    const rows = await this.rows<{ json: string }>(
+      `SELECT j.${listing.jsonColumn} AS json FROM unnest(?::integer[]) WITH ORDINALITY AS p(position, n) JOIN ${listing.jsonTable} j ON j.position = p.position ORDER BY p.n`,
+      [positions],
+    );
+    return rows.map((row) => row.json);
   }
 
   private static ranked(listing: PgListing, ranked: boolean): boolean {

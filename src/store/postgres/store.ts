@@ -1,5 +1,9 @@
 import type pg from 'pg';
-import { isOneWordSearch } from '../filter-plan.ts';
+import { isSearchAlone } from '../filter-plan.ts';
+import { singleToken } from '../search-query.ts';
+import type { Candidate, SearchQuery } from '../search-query.ts';
+import { Vocabulary } from '../search-vocabulary.ts';
+import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
 import { searchListing } from '../listing.ts';
 import { ListingStore } from '../listing-store.ts';
@@ -7,7 +11,7 @@ import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.
 import type { Batches, DatasetInfo, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 import { query } from './connection.ts';
 import { GENERATION_FORMAT, generationSchema } from './generation-schema.ts';
-import { PgListingRunner, textSearch } from './listing.ts';
+import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
 import type { PgListing } from './listing.ts';
 
 /** What a generation's store keeps in memory: read once, when the generation is opened. */
@@ -18,6 +22,7 @@ export interface GenerationFacts {
   taxonomies: TaxonomyRow[];
   /** Lengths of the membership lists, by table and key. */
   listLengths: Map<string, number>;
+  vocabulary: Vocabulary;
 }
 
 /** A row of hsds.generations (see migrations/0001_generations.sql). */
@@ -45,12 +50,14 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
   if (row.format !== GENERATION_FORMAT) throw new Error(`generation ${generation} has format ${row.format}, not ${GENERATION_FORMAT} (built by another version?); publish again`);
   const taxonomies = await query<TaxonomyRow>(pool, `SELECT position, id, code FROM ${schema}.taxonomies ORDER BY position`);
   const lengths = await query<{ list: string; key: number; length: number }>(pool, `SELECT list, key, length FROM ${schema}.list_lengths`);
+  const words = await query<VocabularyEntry>(pool, `SELECT word, token, organizations FROM ${schema}.search_vocabulary ORDER BY word`);
   return {
     generation,
     info: { version: row.version, publishedAt: row.published_at, organizations: row.organizations, taxonomies: row.taxonomies, taxonomyTerms: row.taxonomy_terms },
     modifiedRange: { oldest: row.oldest_modified, newest: row.newest_modified },
     taxonomies,
     listLengths: new Map(lengths.map((length) => [`${length.list}:${length.key}`, length.length])),
+    vocabulary: new Vocabulary(words),
   };
 }
 
@@ -91,6 +98,10 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.facts.taxonomies;
   }
 
+  get vocabulary(): Vocabulary {
+    return this.facts.vocabulary;
+  }
+
   get modifiedRange(): ModifiedRange {
     return this.facts.modifiedRange;
   }
@@ -109,6 +120,14 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
     return this.runner.items(listing, offset, limit, ranked);
+  }
+
+  candidates(listing: PgListing): Promise<Candidate[]> {
+    return this.runner.candidates(listing);
+  }
+
+  jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
+    return this.runner.jsonOf(listing, positions);
   }
 
   all(listing: PgListing, ranked: boolean): Batches {
@@ -134,7 +153,7 @@ class PostgresBackend implements ListingBackend<unknown> {
     return { total, items: rows.map((row) => row.json) };
   }
 
-  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView): PgListing {
+  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView, query?: SearchQuery): PgListing {
     const base = { jsonTable: this.jsonTable(view), jsonColumn: 'json' as const };
     const memberCondition = (position: string) =>
       membership === undefined
@@ -143,14 +162,21 @@ class PostgresBackend implements ListingBackend<unknown> {
     const memberParams = membership === undefined ? [] : [membership.key];
     const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
-    if (filter.search !== undefined) {
-      const text = textSearch(filter.search);
-      const from = `${this.table('organizations_text')} x${filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = x.position`}`;
+    if (query !== undefined) {
+      const token = singleToken(query);
+      const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = s.position`;
       return {
-        ...searchListing<unknown>(base, from, 'x.position', text, { where: [...memberCondition('x.position'), ...modified], params: [...memberParams, ...modifiedParams] }),
-        length: isOneWordSearch(text.words, filter, membership)
-          ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: text.words }
-          : undefined,
+        ...base,
+        from: `${this.table('organizations_text')} x JOIN ${this.table('organization_search')} s ON s.rank = x.position${modifiedJoin}`,
+        where: ['x.words @@ ?::tsquery', ...memberCondition('s.position'), ...modified],
+        params: [organizationTsquery(query), ...memberParams, ...modifiedParams],
+        order: 'x.position',
+        position: 's.position',
+        candidates: { rank: 'x.position', names: 's.names' },
+        length:
+          token !== undefined && isSearchAlone(filter, membership)
+            ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: [token] }
+            : undefined,
       };
     }
     if (membership !== undefined) {
