@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { searchLine, textWords } from '../store/search-text.ts';
+import { indexedWords, searchLine, textWords } from '../store/search-text.ts';
 import { CREATE_SEARCH_TEXT_TABLES, SEARCHED_LISTS } from '../store/sqlite-schema.ts';
 import type { SearchedList } from '../store/sqlite-schema.ts';
 
@@ -40,7 +40,8 @@ export class SearchIndexWriter {
     for (const insert of this.inserts.get(list)!) insert.run(position, titleLine, bodyLine);
   }
 
-  writeOrganization(position: number, name: string, alternateName: string | undefined, description: string | undefined): void {
+  /** `topics`: the names of the terms it is classified under, which rank it first among names alike. */
+  writeOrganization(position: number, name: string, alternateName: string | undefined, description: string | undefined, topics: readonly string[]): void {
     const nameWords = textWords(name);
     const alternateWords = textWords(alternateName);
     const seen = new Set<string>();
@@ -51,7 +52,8 @@ export class SearchIndexWriter {
       if (entry === undefined) this.vocabulary.set(word, { token, organizations: 1 });
       else entry.organizations++;
     }
-    const names = `${nameWords.map((word) => word.token).join(' ')}\t${alternateWords.map((word) => word.token).join(' ')}`;
+    const topicTokens = new Set(topics.flatMap(indexedWords));
+    const names = `${nameWords.map((word) => word.token).join(' ')}\t${alternateWords.map((word) => word.token).join(' ')}\t${[...topicTokens].join(' ')}`;
     this.stageOrganization.run(position, nameWords.length, names, searchLine(name, alternateName), searchLine(description));
   }
 

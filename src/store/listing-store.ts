@@ -46,8 +46,8 @@ export interface ListingBackend<Param> {
   items(listing: Listing<Param>, offset: number, limit: number, ranked: boolean): Promise<string[]>;
   /** Every item, in order (by relevance first when `ranked`), a batch at a time. */
   all(listing: Listing<Param>, ranked: boolean): Batches;
-  /** Every match of an organization search (a listing with `candidates`), with what it is ranked by. */
-  candidates(listing: Listing<Param>): Promise<Candidate[]>;
+  /** The first `limit` matches of an organization search (a listing with `candidates`) in list order, with what they are ranked by. */
+  candidates(listing: Listing<Param>, limit: number): Promise<Candidate[]>;
   /** The JSON of these positions of the listing's JSON table, in the order given. */
   jsonOf(listing: Listing<Param>, positions: readonly number[]): Promise<string[]>;
   /** A page of every organization, or of one membership list: a range of positions, its total known. */
@@ -110,12 +110,21 @@ export class ListingStore<Param> implements Store {
     if (membership === 'none') return;
     const query = this.query(simple);
     const listing = this.backend.organizationListing(simple, membership, view, query);
-    if (query === undefined || (await this.backend.count(listing)) > RANKED_SEARCH_LIMIT) {
+    if (query === undefined) {
       yield* this.backend.all(listing, false);
       return;
     }
-    const ranked = rankCandidates(await this.backend.candidates(listing), query).map((candidate) => candidate.position);
-    for (let start = 0; start < ranked.length; start += BATCH) yield await this.backend.jsonOf(listing, ranked.slice(start, start + BATCH));
+    const window = await this.rankedWindow(listing, query);
+    for (let start = 0; start < window.length; start += BATCH) yield await this.backend.jsonOf(listing, window.slice(start, start + BATCH).map((candidate) => candidate.position));
+    if (window.length === RANKED_SEARCH_LIMIT) {
+      const lastRank = Math.max(...window.map((candidate) => candidate.rank));
+      yield* this.backend.all({ ...listing, where: [...listing.where, `${listing.order} > ?`], params: [...listing.params, lastRank as Param] }, false);
+    }
+  }
+
+  /** The first RANKED_SEARCH_LIMIT matches of a search in list order (fewest name words first), ranked. */
+  private async rankedWindow(listing: Listing<Param>, query: SearchQuery): Promise<Candidate[]> {
+    return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT), query);
   }
 
   private query(filter: OrganizationFilter): SearchQuery | undefined {
@@ -123,18 +132,23 @@ export class ListingStore<Param> implements Store {
   }
 
   /**
-   * A page of an organization search: when few enough match, every match is ranked (search-query.ts);
-   * otherwise they come in the order of the index (fewest name words first). An empty page may
+   * A page of an organization search: the first RANKED_SEARCH_LIMIT matches in list order (fewest
+   * name words first) ranked (search-query.ts), the rest after them in list order. An empty page may
    * carry the closest spelling that matches.
    */
   private async searchPage(listing: Listing<Param>, query: SearchQuery, filter: OrganizationFilter, range: PositionRange): Promise<Page> {
     const total = await this.backend.count(listing);
     if (total === 0) return { total, items: [], suggestion: await this.suggestion(filter) };
     if (range.first > total) return { total, items: [] };
-    if (total > RANKED_SEARCH_LIMIT) return { total, items: await this.backend.items(listing, range.first - 1, range.count, false) };
-    const ranked = rankCandidates(await this.backend.candidates(listing), query);
-    const positions = ranked.slice(range.first - 1, range.first - 1 + range.count).map((candidate) => candidate.position);
-    return { total, items: await this.backend.jsonOf(listing, positions) };
+    const start = range.first - 1;
+    const end = start + range.count;
+    const windowLength = Math.min(total, RANKED_SEARCH_LIMIT);
+    const items = start < windowLength ? await this.backend.jsonOf(listing, (await this.rankedWindow(listing, query)).slice(start, end).map((candidate) => candidate.position)) : [];
+    if (end > windowLength) {
+      const after = Math.max(start, windowLength);
+      items.push(...(await this.backend.items(listing, after, end - after, false)));
+    }
+    return { total, items };
   }
 
   /** Of the other spellings of a search, the one with the most matches under the same filter, if any has one. */

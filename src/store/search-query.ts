@@ -1,4 +1,4 @@
-import { queryWords, textWords } from './search-text.ts';
+import { queryWords, stem, STOP_WORDS, textWords } from './search-text.ts';
 import type { Vocabulary } from './search-vocabulary.ts';
 import type { SearchWords } from './store.ts';
 
@@ -6,9 +6,10 @@ import type { SearchWords } from './store.ts';
  * What a search of organizations asks for, and how its matches are ordered. Every word must match a
  * token of the organization (AND), through one of its alternatives:
  * - the word itself (cost 0);
- * - when no organization name holds the word as typed: the names' words one edit away, for words of 5
- *   letters or more, or two edits for 9 or more (cost 1 or 2 per edit) — never for shorter words,
- *   which have too many neighbours;
+ * - when no organization name holds the word as typed, or so few that it is likely a misspelling
+ *   (a twentieth as many as hold a word one or two edits away): the names' words one edit away, for
+ *   words of 5 letters or more, or two edits for 9 or more (cost 1 or 2 per edit) — never for
+ *   shorter words, which have too many neighbours;
  * - for the last word, of 3 letters or more: the names' words it begins (cost 1, and a little more the
  *   fewer organizations hold the completion), so a search can be typed unfinished.
  * A search's total counts every organization matched so.
@@ -20,6 +21,8 @@ export const PREFIX_MIN_LENGTH = 3;
 /** Alternatives kept per word, besides the word itself: the closest and commonest. */
 const MAX_CORRECTIONS = 4;
 const MAX_COMPLETIONS = 10;
+/** A word held by this many times fewer organizations than a close word is read as a misspelling of it. */
+const MISSPELLING_RATIO = 20;
 
 export interface QueryWord {
   /** As typed (folded), and its token. */
@@ -27,6 +30,8 @@ export interface QueryWord {
   token: string;
   /** Every token that matches this word, with its cost (0 for the word itself). */
   alternatives: Map<string, number>;
+  /** For a short form (ymca): the tokens of the phrase it stands for, stop words left out. */
+  phrase?: string[];
 }
 
 export interface SearchQuery {
@@ -39,15 +44,17 @@ const allowedEdits = (word: string): number => (word.length >= TWO_EDITS_MIN_LEN
 export function organizationQuery(search: SearchWords, vocabulary: Vocabulary): SearchQuery {
   const typed = queryWords(search);
   return {
-    words: typed.map(({ word, token }, index) => {
+    words: typed.map(({ word, token, phrase }, index) => {
       const alternatives = new Map([[token, 0]]);
       const offer = (candidate: string, cost: number) => {
         if (cost < (alternatives.get(candidate) ?? Infinity)) alternatives.set(candidate, cost);
       };
+      const held = vocabulary.get(word)?.organizations ?? 0;
       const edits = allowedEdits(word);
-      if (edits > 0 && vocabulary.get(word) === undefined) {
+      if (edits > 0) {
         vocabulary
           .near(word, edits)
+          .filter((match) => match.organizations >= held * MISSPELLING_RATIO)
           .sort((a, b) => a.distance - b.distance || b.organizations - a.organizations)
           .slice(0, MAX_CORRECTIONS)
           .forEach((match) => offer(match.token, match.distance));
@@ -56,7 +63,7 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary): 
         const completions = vocabulary.completions(word, MAX_COMPLETIONS);
         completions.forEach((match, rank) => offer(match.token, 1 + rank / (2 * MAX_COMPLETIONS)));
       }
-      return { word, token, alternatives };
+      return { word, token, alternatives, phrase: phrase?.filter((part) => !STOP_WORDS.has(part)).map(stem) };
     }),
   };
 }
@@ -67,7 +74,10 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary): 
 export const singleToken = (query: SearchQuery): string | undefined =>
   query.words.length === 1 && query.words[0]!.alternatives.size === 1 ? query.words[0]!.token : undefined;
 
-/** A matched organization's ranking facts: `names` is its name's tokens, a tab, its alternate name's. */
+/**
+ * A matched organization's ranking facts: `names` is its name's tokens, a tab, its alternate name's,
+ * a tab, and the tokens of the names of the terms it is classified under (its topics).
+ */
 export interface Candidate {
   position: number;
   /** Its place in the index: by number of name tokens, then list position. */
@@ -124,21 +134,37 @@ const Field = { name: 0, alternateName: 1, neither: 2 } as const;
  */
 export function rankCandidates(candidates: Candidate[], query: SearchQuery): Candidate[] {
   const scored = candidates.map((candidate) => {
-    const [name = '', alternateName = ''] = candidate.names.split('\t');
+    const [name = '', alternateName = '', topics = ''] = candidate.names.split('\t');
+    const topic = topicMatch(topics, query);
     const byName = name === '' ? undefined : matchName(name.split(' '), query);
-    if (byName !== undefined) return { candidate, field: Field.name, best: byName };
+    if (byName !== undefined) return { candidate, field: Field.name, best: byName, topic };
     const byAlternateName = alternateName === '' ? undefined : matchName(alternateName.split(' '), query);
-    return byAlternateName === undefined ? { candidate, field: Field.neither, best: UNMATCHED } : { candidate, field: Field.alternateName, best: byAlternateName };
+    const field = byAlternateName === undefined ? Field.neither : Field.alternateName;
+    return { candidate, field, best: byAlternateName ?? UNMATCHED, topic };
   });
   scored.sort(
     (a, b) =>
       compare(a.best.cost, b.best.cost) ||
       a.field - b.field ||
+      Number(a.best.extra > 0) - Number(b.best.extra > 0) ||
+      a.topic - b.topic ||
       compare(a.best.extra, b.best.extra) ||
       a.best.order - b.best.order ||
       a.candidate.position - b.candidate.position,
   );
   return scored.map((entry) => entry.candidate);
+}
+
+/**
+ * 0 when the organization's topics hold every word searched for, 1 some, 2 none. A short form (pta)
+ * is held when most words of its phrase are (Parent Teacher Group).
+ */
+function topicMatch(topics: string, query: SearchQuery): number {
+  if (topics === '') return 2;
+  const tokens = new Set(topics.split(' '));
+  const held = ({ token, phrase }: QueryWord) => tokens.has(token) || (phrase !== undefined && phrase.filter((part) => tokens.has(part)).length * 2 > phrase.length);
+  const found = query.words.filter(held).length;
+  return found === query.words.length ? 0 : found > 0 ? 1 : 2;
 }
 
 /** Numbers in order, Infinity equal to itself. */

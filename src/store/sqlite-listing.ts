@@ -77,10 +77,11 @@ export class ListingRunner {
     return rows.map((row) => this.jsonAt(listing, row.position));
   }
 
-  /** Every match of an organization search, with what it is ranked by. */
-  candidates(listing: Listing): Candidate[] {
+  /** The first `limit` matches of an organization search in list order, with what they are ranked by. */
+  candidates(listing: Listing, limit: number): Candidate[] {
     const { rank, names } = listing.candidates!;
-    return this.statement(this.sql(listing, `${listing.position} AS position, ${rank} AS rank, ${names} AS names`)).all(...listing.params) as unknown as Candidate[];
+    const sql = this.sql(listing, `${listing.position} AS position, ${rank} AS rank, ${names} AS names`, ` ORDER BY ${listing.order} LIMIT ?`);
+    return this.statement(sql).all(...listing.params, limit) as unknown as Candidate[];
   }
 
   /** The JSON of these positions, in the order given. */

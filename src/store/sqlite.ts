@@ -112,8 +112,8 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return this.read(() => this.listings.items(listing, offset, limit, ranked));
   }
 
-  async candidates(listing: Listing): Promise<Candidate[]> {
-    return this.read(() => this.listings.candidates(listing));
+  async candidates(listing: Listing, limit: number): Promise<Candidate[]> {
+    return this.read(() => this.listings.candidates(listing, limit));
   }
 
   async jsonOf(listing: Listing, positions: readonly number[]): Promise<string[]> {

@@ -60,10 +60,11 @@ export class PgListingRunner {
     return rows[0]!.n;
   }
 
-  /** Every match of an organization search, with what it is ranked by. */
-  candidates(listing: PgListing): Promise<Candidate[]> {
+  /** The first `limit` matches of an organization search in list order, with what they are ranked by. */
+  candidates(listing: PgListing, limit: number): Promise<Candidate[]> {
     const { rank, names } = listing.candidates!;
-    return this.rows<Candidate>(`SELECT ${listing.position} AS position, ${rank} AS rank, ${names} AS names FROM ${listing.from}${PgListingRunner.where(listing)}`, listing.params);
+    const sql = `SELECT ${listing.position} AS position, ${rank} AS rank, ${names} AS names FROM ${listing.from}${PgListingRunner.where(listing)} ORDER BY ${listing.order} LIMIT ?`;
+    return this.rows<Candidate>(sql, [...listing.params, limit]);
   }
 
   /** The JSON of these positions, in the order given. */

@@ -122,8 +122,8 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.runner.items(listing, offset, limit, ranked);
   }
 
-  candidates(listing: PgListing): Promise<Candidate[]> {
-    return this.runner.candidates(listing);
+  candidates(listing: PgListing, limit: number): Promise<Candidate[]> {
+    return this.runner.candidates(listing, limit);
   }
 
   jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
