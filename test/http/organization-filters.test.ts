@@ -176,15 +176,21 @@ describe('search ranking', () => {
     }),
   );
 
-  it('lists names holding every word first, then the other matches, each group in name order', async () => {
+  it('lists names holding every word first, by word order then name order, then the other matches in name order', async () => {
+    // Every name holding "harbor" has one other word ("co", "to" and "the" are stop words): those starting
+    // with it come first, in name order, then the one holding it further on; descriptions only come after.
     const harbor = await getJson(test().app, `${API}/organizations?search=harbor`);
-    assert.deepEqual(names(harbor.body), ['Ferry to the Harbor', 'Harbor Ferry Co', 'Harbor House', 'Aardvark Services', 'Bay Help']);
+    assert.deepEqual(names(harbor.body), ['Harbor Ferry Co', 'Harbor House', 'Ferry to the Harbor', 'Aardvark Services', 'Bay Help']);
     assert.equal(harbor.body.total_items, 5);
+    // The name that is the search exactly comes before the one holding its words in another order.
     // Words split between the name and the description match, after names holding both.
     const ferry = await getJson(test().app, `${API}/organizations?search=harbor%20ferry`);
-    assert.deepEqual(names(ferry.body), ['Ferry to the Harbor', 'Harbor Ferry Co', 'Aardvark Services']);
+    assert.deepEqual(names(ferry.body), ['Harbor Ferry Co', 'Ferry to the Harbor', 'Aardvark Services']);
+    assert.equal(ferry.body.total_items, 3);
+    const reversed = await getJson(test().app, `${API}/organizations?search=ferry%20harbor`);
+    assert.deepEqual(names(reversed.body), ['Ferry to the Harbor', 'Harbor Ferry Co', 'Aardvark Services']);
     const paged = await getJson(test().app, `${API}/organizations?search=harbor&per_page=2&page=2`);
-    assert.deepEqual(names(paged.body), ['Harbor House', 'Aardvark Services']);
+    assert.deepEqual(names(paged.body), ['Ferry to the Harbor', 'Aardvark Services']);
   });
 });
 
