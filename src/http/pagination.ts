@@ -60,6 +60,7 @@ export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page
     last_page: number >= totalPages,
     empty: page.items.length === 0,
     search_suggestion: page.suggestion,
+    facets: page.facets,
   });
   return `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`;
 }

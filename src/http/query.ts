@@ -33,7 +33,7 @@ const characters = (text: string): number => {
   return count;
 };
 
-const fail = (reason: string): never => {
+export const fail = (reason: string): never => {
   throw new Unreadable(reason);
 };
 

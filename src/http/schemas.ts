@@ -75,6 +75,25 @@ export const pageOf = (item: TSchema): TSchema =>
               'x-profile-extension': true,
             }),
           ),
+          facets: Type.Optional(
+            Type.Record(
+              Type.String(),
+              Type.Array(
+                Type.Object({
+                  id: Type.Optional(Type.String({ format: 'uuid', description: 'The term (taxonomy facets).' })),
+                  code: Type.Optional(Type.String({ description: 'The term\'s code (taxonomy facets).' })),
+                  name: Type.Optional(Type.String({ description: 'The term\'s name (taxonomy facets).' })),
+                  value: Type.Optional(Type.String({ description: 'The tax status (`tax_status`).' })),
+                  count: Type.Integer({ minimum: 1, description: 'Organizations of the whole filtered list (not only this page) with this value.' }),
+                }),
+              ),
+              {
+                description:
+                  'Profile addition, with `facets=`: per facet asked for (`tax_status`, or `<taxonomy code>:<depth>`), the values the filtered list\'s organizations have, most organizations first. An organization tagged under two terms of one depth counts under both.',
+                'x-profile-extension': true,
+              },
+            ),
+          ),
         },
         // HSDS requires `empty` and `contents`; this API always sends the whole envelope.
         required: ['contents', 'links', 'total_items', 'total_pages', 'page_number', 'size', 'first_page', 'last_page', 'empty'],

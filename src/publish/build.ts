@@ -6,7 +6,7 @@ import { isUuid, organizationId } from '../hsds/ids.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
-import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_WORD_COUNTS, OPTIMIZE_TEXT_INDEXES, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, FILL_WORD_COUNTS, OPTIMIZE_TEXT_INDEXES, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
@@ -120,6 +120,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   db.exec('DETACH DATABASE staging');
   db.exec(OPTIMIZE_TEXT_INDEXES);
   db.exec(FILL_WORD_COUNTS);
+  db.exec(FILL_FACET_COUNTS);
   db.exec(CREATE_INDEXES);
 
   const version = hash.digest('hex').slice(0, 16);

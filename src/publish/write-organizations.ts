@@ -9,6 +9,7 @@ import type { PreviousVersions } from './previous-versions.ts';
 import type { SearchIndexWriter } from './search-index.ts';
 import { stagingKey } from './staging.ts';
 import { termKey } from './vocabulary.ts';
+import { TAX_STATUS_FACET, termFacet } from '../store/facets.ts';
 
 export interface OrganizationWriter {
   input: DatasetInput;
@@ -41,6 +42,9 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   const termMembers = new MemberLists();
   const taxonomyMembers = new MemberLists();
   const subtreeMembers = new MemberLists();
+  const taxStatusMembers = new MemberLists();
+  const taxStatusPositions = new Map<string, number>();
+  const insertFacet = db.prepare('INSERT OR IGNORE INTO organization_facets (position, facet, value) VALUES (?, ?, ?)');
   // Links are gathered per organization first; these tables are keyed by native id, as organizations
   // are, so the join below reads them all in step and only the final sort is by name. This keeps
   // every read sequential, whatever the size of the input.
@@ -101,12 +105,27 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     }
     for (const code of taxonomies) taxonomyMembers.add(writer.taxonomyPositions.get(code)!, position);
     for (const subtree of subtrees) subtreeMembers.add(subtree, position);
+    for (const { term } of tags) {
+      if (term.taxonomy === undefined) continue;
+      const taxonomyPosition = writer.taxonomyPositions.get(term.taxonomy.code)!;
+      const path = writer.subtreesOf.get(term.id)!;
+      path.forEach((termPosition, index) => insertFacet.run(position, termFacet(taxonomyPosition, path.length - index), termPosition));
+    }
+    if (record.taxStatus !== undefined) {
+      let taxStatus = taxStatusPositions.get(record.taxStatus);
+      if (taxStatus === undefined) taxStatusPositions.set(record.taxStatus, (taxStatus = taxStatusPositions.size + 1));
+      taxStatusMembers.add(taxStatus, position);
+      insertFacet.run(position, TAX_STATUS_FACET, taxStatus);
+    }
     if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
   }
   writer.onProgress?.(position);
   termMembers.write(db, 'INSERT INTO organization_terms (term_position, position_in_term, organization_position) VALUES (?, ?, ?)');
   taxonomyMembers.write(db, 'INSERT INTO organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position) VALUES (?, ?, ?)');
   subtreeMembers.write(db, 'INSERT INTO organization_subtrees (subtree_position, position_in_subtree, organization_position) VALUES (?, ?, ?)');
+  const insertTaxStatus = db.prepare('INSERT INTO tax_statuses (position, value, organizations) VALUES (?, ?, ?)');
+  for (const [value, taxStatus] of taxStatusPositions) insertTaxStatus.run(taxStatus, value, taxStatusMembers.length(taxStatus));
+  taxStatusMembers.write(db, 'INSERT INTO organization_tax_statuses (tax_status_position, position_in_tax_status, organization_position) VALUES (?, ?, ?)');
   return position;
 }
 
@@ -142,6 +161,10 @@ class MemberLists {
       list.positions = grown;
     }
     list.positions[list.length++] = organizationPosition;
+  }
+
+  length(key: number): number {
+    return this.lists.get(key)?.length ?? 0;
   }
 
   /** Inserts (key, 1-based position in the list, organization position) rows, in key order. */

@@ -1,4 +1,7 @@
-import type { OrganizationFilter, TaxonomyRef, TaxonomyTermRef } from './store.ts';
+import { findTaxStatus } from './facets.ts';
+import type { FacetLabels } from './facets.ts';
+import { queryWords } from './search-text.ts';
+import type { OrganizationFilter, SearchWords, TaxonomyRef, TaxonomyTermRef } from './store.ts';
 
 /**
  * Backend-neutral steps of answering a filter, the same for every Store: which membership list a
@@ -15,10 +18,10 @@ export interface TermRow extends TaxonomyTermRef {
   taxonomy_position: number;
 }
 
-/** A precomputed membership list: organizations of one term or one taxonomy, densely numbered. */
+/** A precomputed membership list: organizations of one term, subtree, taxonomy or tax status, densely numbered. */
 export interface Membership {
-  table: 'organization_terms' | 'organization_taxonomies' | 'organization_subtrees';
-  group: 'term' | 'taxonomy' | 'subtree';
+  table: 'organization_terms' | 'organization_taxonomies' | 'organization_subtrees' | 'organization_tax_statuses';
+  group: 'term' | 'taxonomy' | 'subtree' | 'tax_status';
   key: number;
 }
 
@@ -35,10 +38,29 @@ export function findTaxonomyRow(rows: readonly TaxonomyRow[], idOrCode: string):
 }
 
 /**
- * The membership list behind a term and/or taxonomy filter: undefined when there is no such
- * filter, 'none' when it can match nothing (an unknown id, or a term of another taxonomy).
+ * The membership lists behind a filter's term, taxonomy and tax status (the organizations in all of
+ * them): none when there is no such filter, 'none' when it can match nothing (an unknown id or tax
+ * status, or a term of another taxonomy).
  */
-export async function membershipOf(
+export async function membershipsOf(
+  filter: OrganizationFilter,
+  taxonomies: readonly TaxonomyRow[],
+  termById: (id: string) => Promise<TermRow | undefined>,
+  labels: FacetLabels,
+): Promise<Membership[] | 'none'> {
+  const byTerm = await termMembershipOf(filter, taxonomies, termById);
+  if (byTerm === 'none') return 'none';
+  const memberships = byTerm === undefined ? [] : [byTerm];
+  if (filter.taxStatus !== undefined) {
+    const taxStatus = findTaxStatus(labels, filter.taxStatus);
+    if (taxStatus === undefined) return 'none';
+    memberships.push({ table: 'organization_tax_statuses', group: 'tax_status', key: taxStatus });
+  }
+  return memberships;
+}
+
+/** The membership list behind a term and/or taxonomy filter (see membershipsOf). */
+async function termMembershipOf(
   filter: OrganizationFilter,
   taxonomies: readonly TaxonomyRow[],
   termById: (id: string) => Promise<TermRow | undefined>,
@@ -54,11 +76,16 @@ export async function membershipOf(
   return taxonomy === undefined ? undefined : { table: 'organization_taxonomies', group: 'taxonomy', key: taxonomy.position };
 }
 
+/** A search whose every word is a stop word (search-text.ts): no index holds one, so it matches nothing. */
+export const searchesNothing = (search: SearchWords | undefined): boolean => search !== undefined && queryWords(search).length === 0;
+
 /**
  * The same filter without a `modifiedSince` that every organization meets (say, the time of a
- * first sync), so the list can be served by position; undefined when no organization meets it.
+ * first sync), so the list can be served by position; undefined when no organization meets it (or
+ * the search is of stop words only).
  */
 export function simplifiedFilter(filter: OrganizationFilter, range: ModifiedRange): OrganizationFilter | undefined {
+  if (searchesNothing(filter.search)) return undefined;
   const since = filter.modifiedSince;
   if (since === undefined) return filter;
   const { oldest, newest } = range;
@@ -71,8 +98,19 @@ export function simplifiedFilter(filter: OrganizationFilter, range: ModifiedRang
  * stored count of organizations holding the token (organization_word_counts, in either backend), not
  * a count of matches.
  */
-export const isSearchAlone = (filter: OrganizationFilter, membership: Membership | undefined): boolean =>
-  membership === undefined && filter.modifiedSince === undefined;
+export const isSearchAlone = (filter: OrganizationFilter, memberships: readonly Membership[]): boolean =>
+  memberships.length === 0 && filter.modifiedSince === undefined;
+
+/** Conditions that a row's organization (at SQL `position`) is in each membership list; `table` names a table in the backend's SQL. */
+export function membershipConditions<Param>(memberships: readonly Membership[], position: string, table: (name: string) => string = (name) => name) {
+  return {
+    where: memberships.map(
+      (membership, index) =>
+        `EXISTS (SELECT 1 FROM ${table(membership.table)} m${index} WHERE m${index}.${membership.group}_position = ? AND m${index}.organization_position = ${position})`,
+    ),
+    params: memberships.map((membership) => membership.key as Param),
+  };
+}
 
 export interface TermLookups {
   byId(id: string): Promise<TermRow | undefined>;

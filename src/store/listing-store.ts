@@ -1,4 +1,6 @@
-import { findTaxonomyRow, findTermRow, membershipOf, simplifiedFilter } from './filter-plan.ts';
+import { findTaxonomyRow, findTermRow, membershipsOf, searchesNothing, simplifiedFilter } from './filter-plan.ts';
+import { labelled, TAX_STATUS_FACET, termFacet } from './facets.ts';
+import type { FacetLabels, FacetRequest, Facets } from './facets.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import { organizationQuery, rankCandidates, suggestedSearches } from './search-query.ts';
@@ -52,8 +54,12 @@ export interface ListingBackend<Param> {
   jsonOf(listing: Listing<Param>, positions: readonly number[]): Promise<string[]>;
   /** A page of every organization, or of one membership list: a range of positions, its total known. */
   organizationsByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Promise<Page>;
-  /** Organizations by search (`query`, made from filter.search) and/or `modifiedSince`, within a membership list if one is given. */
-  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView, query?: SearchQuery): Listing<Param>;
+  /** Organizations by search (`query`, made from filter.search) and/or `modifiedSince`, within every membership list given. */
+  organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing<Param>;
+  /** What facet values are called. */
+  readonly facetLabels: FacetLabels;
+  /** Organizations per value of a facet (facets.ts) in a listing, or in the unfiltered list. */
+  facetCounts(listing: Listing<Param> | undefined, facet: number): Promise<{ value: number; count: number }[]>;
   taxonomyListing(search: SearchWords | undefined): Listing<Param>;
   termListing(conditions: TermConditions<Param>, search: SearchWords | undefined): Listing<Param>;
   item(kind: ItemKind, key: string): Promise<string | undefined>;
@@ -95,21 +101,23 @@ export class ListingStore<Param> implements Store {
   async organizations(filter: OrganizationFilter, range: PositionRange, view: OrganizationView = {}): Promise<Page> {
     const simple = simplifiedFilter(filter, this.backend.modifiedRange);
     if (simple === undefined) return EMPTY;
-    const membership = await membershipOf(simple, this.backend.taxonomies, this.backend.terms.byId);
-    if (membership === 'none') return EMPTY;
-    if (simple.search === undefined && simple.modifiedSince === undefined) return this.backend.organizationsByPosition(membership, view, range);
+    const memberships = await this.membershipsOf(simple);
+    if (memberships === 'none') return EMPTY;
+    if (simple.search === undefined && simple.modifiedSince === undefined && memberships.length <= 1) {
+      return this.backend.organizationsByPosition(memberships[0], view, range);
+    }
     const query = this.query(simple);
-    const listing = this.backend.organizationListing(simple, membership, view, query);
+    const listing = this.backend.organizationListing(simple, memberships, view, query);
     return query === undefined ? this.page(listing, range) : this.searchPage(listing, query, simple, range);
   }
 
   async *allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
     const simple = simplifiedFilter(filter, this.backend.modifiedRange);
     if (simple === undefined) return;
-    const membership = await membershipOf(simple, this.backend.taxonomies, this.backend.terms.byId);
-    if (membership === 'none') return;
+    const memberships = await this.membershipsOf(simple);
+    if (memberships === 'none') return;
     const query = this.query(simple);
-    const listing = this.backend.organizationListing(simple, membership, view, query);
+    const listing = this.backend.organizationListing(simple, memberships, view, query);
     if (query === undefined) {
       yield* this.backend.all(listing, false);
       return;
@@ -125,6 +133,35 @@ export class ListingStore<Param> implements Store {
   /** The first RANKED_SEARCH_LIMIT matches of a search in list order (fewest name words first), ranked. */
   private async rankedWindow(listing: Listing<Param>, query: SearchQuery): Promise<Candidate[]> {
     return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT), query);
+  }
+
+  private membershipsOf(filter: OrganizationFilter) {
+    return membershipsOf(filter, this.backend.taxonomies, this.backend.terms.byId, this.backend.facetLabels);
+  }
+
+  /**
+   * Counts of the filtered list's organizations per value of each facet asked for. A facet of an
+   * unknown taxonomy is left out; the unfiltered list's counts were made at publish.
+   */
+  async organizationFacets(filter: OrganizationFilter, requests: readonly FacetRequest[]): Promise<Facets> {
+    const simple = simplifiedFilter(filter, this.backend.modifiedRange);
+    const memberships = simple === undefined ? 'none' : await this.membershipsOf(simple);
+    const unfiltered = simple !== undefined && simple.search === undefined && simple.modifiedSince === undefined && memberships !== 'none' && memberships.length === 0;
+    const listing = simple === undefined || memberships === 'none' || unfiltered ? undefined : this.backend.organizationListing(simple, memberships, {}, this.query(simple));
+    const facets: Facets = {};
+    for (const request of requests) {
+      let name = 'tax_status';
+      let facet = TAX_STATUS_FACET;
+      if (request.kind === 'taxonomy') {
+        const taxonomy = findTaxonomyRow(this.backend.taxonomies, request.taxonomy);
+        if (taxonomy === undefined) continue;
+        name = `${taxonomy.code}:${request.depth}`;
+        facet = termFacet(taxonomy.position, request.depth);
+      }
+      const counts = simple === undefined || memberships === 'none' ? [] : await this.backend.facetCounts(listing, facet);
+      facets[name] = labelled(this.backend.facetLabels, request, counts);
+    }
+    return facets;
   }
 
   private query(filter: OrganizationFilter): SearchQuery | undefined {
@@ -153,12 +190,12 @@ export class ListingStore<Param> implements Store {
 
   /** Of the other spellings of a search, the one with the most matches under the same filter, if any has one. */
   private async suggestion(filter: OrganizationFilter): Promise<string | undefined> {
-    const membership = await membershipOf(filter, this.backend.taxonomies, this.backend.terms.byId);
-    if (membership === 'none') return undefined;
+    const memberships = await this.membershipsOf(filter);
+    if (memberships === 'none') return undefined;
     let best: { spelling: string; total: number } | undefined;
     for (const spelling of suggestedSearches(filter.search!, this.backend.vocabulary)) {
       const retry = { ...filter, search: [spelling] };
-      const total = await this.backend.count(this.backend.organizationListing(retry, membership, {}, this.query(retry)));
+      const total = await this.backend.count(this.backend.organizationListing(retry, memberships, {}, this.query(retry)));
       if (total > (best?.total ?? 0)) best = { spelling, total };
     }
     return best?.spelling;
@@ -173,11 +210,11 @@ export class ListingStore<Param> implements Store {
   }
 
   taxonomies(filter: TaxonomyFilter, range: PositionRange): Promise<Page> {
-    return this.page(this.backend.taxonomyListing(filter.search), range);
+    return this.page(searchesNothing(filter.search) ? undefined : this.backend.taxonomyListing(filter.search), range);
   }
 
   allTaxonomies(filter: TaxonomyFilter): Batches {
-    return this.all(this.backend.taxonomyListing(filter.search));
+    return this.all(searchesNothing(filter.search) ? undefined : this.backend.taxonomyListing(filter.search));
   }
 
   taxonomy(id: string): Promise<string | undefined> {
@@ -202,7 +239,7 @@ export class ListingStore<Param> implements Store {
       add('t.parent_position = ?', parent.position);
     }
     if (filter.topOnly === true) add('t.parent_position IS NULL');
-    return this.backend.termListing(conditions, filter.search);
+    return searchesNothing(filter.search) ? undefined : this.backend.termListing(conditions, filter.search);
   }
 
   async taxonomyTerms(filter: TaxonomyTermFilter, range: PositionRange): Promise<Page> {

@@ -77,6 +77,14 @@ export class ListingRunner {
     return rows.map((row) => this.jsonAt(listing, row.position));
   }
 
+  /** Organizations per value of a facet in a listing, or (no listing) in the unfiltered list. */
+  facetCounts(listing: Listing | undefined, facet: number): { value: number; count: number }[] {
+    if (listing === undefined) return this.statement('SELECT value, organizations AS count FROM facet_counts WHERE facet = ?').all(facet) as unknown as { value: number; count: number }[];
+    const positions = this.sql(listing, `${listing.position} AS position`);
+    const sql = `SELECT f.value, count(*) AS count FROM (${positions}) p JOIN organization_facets f ON f.position = p.position AND f.facet = ? GROUP BY f.value`;
+    return this.statement(sql).all(...listing.params, facet) as unknown as { value: number; count: number }[];
+  }
+
   /** The first `limit` matches of an organization search in list order, with what they are ranked by. */
   candidates(listing: Listing, limit: number): Candidate[] {
     const { rank, names } = listing.candidates!;

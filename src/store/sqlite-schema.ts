@@ -26,6 +26,11 @@ export const PAGE_SIZE = 16_384;
  * The rowids of `organizations_text` are search ranks (see organization_search), those of the others
  * list positions.
  *
+ * `organization_facets` holds what each organization is counted under in facets (see store/facets.ts):
+ * facet 0 its tax status (a position in `tax_statuses`), facet taxonomy position × 100 + depth the
+ * terms it is in at that depth of the taxonomy (the top level is depth 1), its tags and their
+ * ancestors; `facet_counts` the same counted over all organizations.
+ *
  * `organization_search` gives each organization's search rank (by the number of tokens of its name,
  * then position) and its name's and alternate name's tokens, which search-query.ts ranks matches by;
  * `search_vocabulary` the words of organization names, which searches are corrected and completed to.
@@ -78,6 +83,20 @@ export const CREATE_TABLES = `
     organization_position INTEGER NOT NULL,
     PRIMARY KEY (subtree_position, position_in_subtree)
   ) WITHOUT ROWID;
+  CREATE TABLE organization_tax_statuses (
+    tax_status_position INTEGER NOT NULL,
+    position_in_tax_status INTEGER NOT NULL,
+    organization_position INTEGER NOT NULL,
+    PRIMARY KEY (tax_status_position, position_in_tax_status)
+  ) WITHOUT ROWID;
+  CREATE TABLE tax_statuses (position INTEGER PRIMARY KEY, value TEXT NOT NULL, organizations INTEGER NOT NULL);
+  CREATE TABLE organization_facets (
+    position INTEGER NOT NULL,
+    facet INTEGER NOT NULL,
+    value INTEGER NOT NULL,
+    PRIMARY KEY (position, facet, value)
+  ) WITHOUT ROWID;
+  CREATE TABLE facet_counts (facet INTEGER NOT NULL, value INTEGER NOT NULL, organizations INTEGER NOT NULL, PRIMARY KEY (facet, value)) WITHOUT ROWID;
   CREATE TABLE organization_word_counts (word TEXT PRIMARY KEY, organizations INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE organization_search (rank INTEGER PRIMARY KEY, position INTEGER NOT NULL, names TEXT NOT NULL);
   CREATE TABLE search_vocabulary (word TEXT PRIMARY KEY, token TEXT NOT NULL, organizations INTEGER NOT NULL) WITHOUT ROWID;
@@ -116,6 +135,9 @@ export const FILL_WORD_COUNTS = `
   DROP TABLE temp.organizations_vocabulary;
 `;
 
+/** Counted after the bulk load: the facets of the unfiltered list. */
+export const FILL_FACET_COUNTS = 'INSERT INTO facet_counts (facet, value, organizations) SELECT facet, value, count(*) FROM organization_facets GROUP BY facet, value;';
+
 /** Created after the bulk load, which is faster than maintaining them row by row. */
 export const CREATE_INDEXES = `
   CREATE UNIQUE INDEX taxonomies_id ON taxonomies (id);
@@ -129,6 +151,7 @@ export const CREATE_INDEXES = `
   CREATE UNIQUE INDEX organization_terms_member ON organization_terms (term_position, organization_position);
   CREATE UNIQUE INDEX organization_taxonomies_member ON organization_taxonomies (taxonomy_position, organization_position);
   CREATE UNIQUE INDEX organization_subtrees_member ON organization_subtrees (subtree_position, organization_position);
+  CREATE UNIQUE INDEX organization_tax_statuses_member ON organization_tax_statuses (tax_status_position, organization_position);
 `;
 
 /** Keys of the `dataset` table. */

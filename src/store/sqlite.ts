@@ -3,10 +3,12 @@ import type { SQLInputValue, StatementSync } from 'node:sqlite';
 import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 import { ListingRunner, organizationTextQuery, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
-import { isSearchAlone } from './filter-plan.ts';
+import { isSearchAlone, membershipConditions } from './filter-plan.ts';
 import { singleToken } from './search-query.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import { Vocabulary } from './search-vocabulary.ts';
+import { facetLabels } from './facets.ts';
+import type { FacetLabels } from './facets.ts';
 import type { VocabularyEntry } from './search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from './filter-plan.ts';
 import { searchListing } from './listing.ts';
@@ -36,6 +38,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   readonly modifiedRange: ModifiedRange;
   readonly terms: TermLookups;
   readonly vocabulary: Vocabulary;
+  readonly facetLabels: FacetLabels;
   private readonly listings: ListingRunner;
   private readonly itemStatements: Record<ItemKind, StatementSync>;
 
@@ -63,6 +66,10 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       taxonomyTerms: count('taxonomy_terms'),
     };
     this.listings = new ListingRunner(this.db);
+    this.facetLabels = facetLabels(
+      this.db.prepare('SELECT position, id, code, json FROM taxonomy_terms').all() as unknown as { position: number; id: string; code: string; json: string }[],
+      this.db.prepare('SELECT position, value FROM tax_statuses').all() as unknown as { position: number; value: string }[],
+    );
     this.vocabulary = new Vocabulary(this.db.prepare('SELECT word, token, organizations FROM search_vocabulary ORDER BY word').all() as unknown as VocabularyEntry[]);
     this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
     this.itemStatements = {
@@ -112,6 +119,10 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return this.read(() => this.listings.items(listing, offset, limit, ranked));
   }
 
+  async facetCounts(listing: Listing | undefined, facet: number): Promise<{ value: number; count: number }[]> {
+    return this.read(() => this.listings.facetCounts(listing, facet));
+  }
+
   async candidates(listing: Listing, limit: number): Promise<Candidate[]> {
     return this.read(() => this.listings.candidates(listing, limit));
   }
@@ -159,35 +170,35 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return { total, items: range.first > total ? [] : (rows.all(key, range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
   }
 
-  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView, query?: SearchQuery): Listing {
+  organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing {
     const base = { jsonTable: organizationJsonTable(view), jsonColumn: 'json' as const };
-    const memberCondition = (position: string) =>
-      membership === undefined ? [] : [`EXISTS (SELECT 1 FROM ${membership.table} m WHERE m.${membership.group}_position = ? AND m.organization_position = ${position})`];
-    const memberParams = membership === undefined ? [] : [membership.key];
     const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
     if (query !== undefined) {
+      const members = membershipConditions<SQLInputValue>(memberships, 's.position');
       const token = singleToken(query);
       const modifiedJoin = filter.modifiedSince === undefined ? '' : ' JOIN organizations o ON o.position = s.position';
       return {
         ...base,
         from: `organizations_text JOIN organization_search s ON s.rank = organizations_text.rowid${modifiedJoin}`,
-        where: ['organizations_text MATCH ?', ...memberCondition('s.position'), ...modified],
-        params: [organizationTextQuery(query), ...memberParams, ...modifiedParams],
+        where: ['organizations_text MATCH ?', ...members.where, ...modified],
+        params: [organizationTextQuery(query), ...members.params, ...modifiedParams],
         order: 'organizations_text.rowid',
         position: 's.position',
         candidates: { rank: 'organizations_text.rowid', names: 's.names' },
         length:
-          token !== undefined && isSearchAlone(filter, membership) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] } : undefined,
+          token !== undefined && isSearchAlone(filter, memberships) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] } : undefined,
       };
     }
+    const [membership, ...others] = memberships;
     if (membership !== undefined) {
       const group = membership.group;
+      const members = membershipConditions<SQLInputValue>(others, 'm.organization_position');
       return {
         ...base,
         from: `${membership.table} m JOIN organizations o ON o.position = m.organization_position`,
-        where: [`m.${group}_position = ?`, ...modified],
-        params: [membership.key, ...modifiedParams],
+        where: [`m.${group}_position = ?`, ...members.where, ...modified],
+        params: [membership.key, ...members.params, ...modifiedParams],
         order: `m.position_in_${group}`,
         position: 'm.organization_position',
       };

@@ -1,3 +1,4 @@
+import type { FacetRequest, Facets } from './facets.ts';
 /**
  * The questions the HTTP layer asks of a published dataset, answered with ready JSON strings.
  * A backend is one class implementing this; it never builds JSON itself (rendering happens at publish).
@@ -16,6 +17,8 @@ export interface Page {
   items: string[];
   /** For a search that matched nothing: a spelling of it that matches something (see search-query.ts). */
   suggestion?: string;
+  /** The facets asked for, of the whole filtered list (see facets.ts). */
+  facets?: Facets;
 }
 
 export interface TaxonomyRef {
@@ -58,6 +61,8 @@ export interface OrganizationFilter {
   includeDescendants?: boolean;
   /** Organizations tagged with any term of this taxonomy. */
   taxonomyId?: string;
+  /** Organizations with this tax status (compared by letters and digits, in any case: `501c3` is `501(c)(3)`). */
+  taxStatus?: string;
   /** Organizations whose `last_modified` is at or after this instant (ISO 8601, UTC, milliseconds). */
   modifiedSince?: string;
 }
@@ -87,6 +92,8 @@ export interface Store {
   info(): Promise<DatasetInfo>;
   organizations(filter: OrganizationFilter, range: PositionRange, view?: OrganizationView): Promise<Page>;
   allOrganizations(filter: OrganizationFilter, view?: OrganizationView): Batches;
+  /** How the organizations of the filtered list spread over each facet asked for (see facets.ts). */
+  organizationFacets(filter: OrganizationFilter, requests: readonly FacetRequest[]): Promise<Facets>;
   /** The full organization document by HSDS id. */
   organization(id: string): Promise<string | undefined>;
   /** The HSDS id of the published organization with this native id (`external_identifier`). */

@@ -5,13 +5,60 @@ import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { TAXONOMY_REFERENCE, TERM_REFERENCE, organizationIdOfNativeId, taxonomyIdOf, termOf } from './resolve.ts';
-import type { OrganizationFilter } from '../../store/store.ts';
+import type { OrganizationFilter, Store } from '../../store/store.ts';
 import { ParameterError } from '../problem.ts';
+import { MAX_FACET_DEPTH } from '../../store/facets.ts';
+import type { FacetRequest } from '../../store/facets.ts';
+import { fail } from '../query.ts';
+import type { QueryParameter } from '../query.ts';
+import { Type } from 'typebox';
+
+const MAX_FACETS = 5;
+const FACET = new RegExp(`^(.+?)(?::(\\d{1,2}))?$`);
+
+/** `facets`: taxonomies (by code or id, each with a depth) and `tax_status`, comma-separated. */
+const facetsParameter: QueryParameter<FacetRequest[] | undefined> = {
+  schema: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description: `Counts of the filtered list's organizations per value of each facet named, in the page's \`facets\` (a profile addition): \`tax_status\`, or a taxonomy (by code or id) and a depth, \`ntee:1\` (depth 1, the top level, when left out: NTEE major groups such as P; \`ntee:2\` codes such as P20 and K30, \`ntee:3\` K31, as the taxonomy nests them). Comma-separated, at most ${MAX_FACETS}.`,
+      examples: ['ntee:1,tax_status'],
+    }),
+  ),
+  read(raw) {
+    const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+    if (names.length === 0) return undefined;
+    if (names.length > MAX_FACETS) return fail(`must name at most ${MAX_FACETS} facets`);
+    const requests: FacetRequest[] = [];
+    for (const name of names) {
+      if (name.toLowerCase() === 'tax_status') {
+        requests.push({ kind: 'tax_status' });
+        continue;
+      }
+      const [, taxonomy, depth = '1'] = FACET.exec(name)!;
+      if (Number(depth) < 1 || Number(depth) > MAX_FACET_DEPTH) return fail(`${name}: the depth must be 1 to ${MAX_FACET_DEPTH}`);
+      requests.push({ kind: 'taxonomy', taxonomy: taxonomy!, depth: Number(depth) });
+    }
+    return requests;
+  },
+};
+
+/** The facets asked for, each taxonomy one of this dataset's (a 400 otherwise). */
+async function facetRequestsOf(store: Store, requests: readonly FacetRequest[] | undefined): Promise<FacetRequest[]> {
+  const resolved: FacetRequest[] = [];
+  for (const request of requests ?? []) {
+    if (request.kind === 'taxonomy' && (await store.findTaxonomy(request.taxonomy)) === undefined) {
+      throw new ParameterError('facets', `${request.taxonomy} is no taxonomy of this dataset: name tax_status or one of the codes ${(await store.taxonomyCodes()).join(', ')}`);
+    }
+    resolved.push(request);
+  }
+  return resolved;
+}
 
 const parameters = {
   search: searchParameter(
     '`name`, `alternate_name` and `description`',
-    'those whose `name` or `alternate_name` holds every word first, then the others, each group in list order',
+    'best matches of the name first (see the profile: an exact name, then fewest other words, organizations classified under the words searched for, word order)',
   ),
   taxonomy_term_id: textParameter(300, `Only organizations tagged with this term (exactly this term, as listed in their \`classifications\`). ${TERM_REFERENCE}`, [
     'ntee:P20',
@@ -25,6 +72,10 @@ const parameters = {
   modified_after: profileExtension(instantParameter(
     'Only organizations whose `last_modified` is on or after this instant: an ISO 8601 date (midnight UTC) or date-time (UTC when it has no offset). `last_modified` is when this server first published the organization as it is now.',
   )),
+  tax_status: profileExtension(
+    textParameter(100, 'Only organizations with this `tax_status` (for IRS organizations the subsection, e.g. `501(c)(3)`), compared by letters and digits in any case: `501c3` is `501(c)(3)`.', ['501(c)(3)']),
+  ),
+  facets: profileExtension(facetsParameter),
   full: booleanParameter('Items in the full form of `/organizations/{id}`, with `attributes` and `organization_identifiers`.'),
 };
 
@@ -47,10 +98,18 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         taxonomyTermId: term?.id,
         includeDescendants: values.include_descendants === true,
         taxonomyId: await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id),
+        taxStatus: values.tax_status as string | undefined,
         modifiedSince: values.modified_after as string | undefined,
       };
     },
-    page: (store, filter, range, values) => store.organizations(filter, range, { full: values.full === true }),
+    page: async (store, filter, range, values) => {
+      const requests = await facetRequestsOf(store, values.facets as FacetRequest[] | undefined);
+      const [page, facets] = await Promise.all([
+        store.organizations(filter, range, { full: values.full === true }),
+        requests.length === 0 ? undefined : store.organizationFacets(filter, requests),
+      ]);
+      return facets === undefined ? page : { ...page, facets };
+    },
     all: (store, filter, values) => store.allOrganizations(filter, { full: values.full === true }),
   });
 

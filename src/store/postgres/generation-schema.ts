@@ -25,6 +25,10 @@ export const GENERATION_TABLES = {
   organization_taxonomies: 'taxonomy_position integer NOT NULL, position_in_taxonomy integer NOT NULL, organization_position integer NOT NULL',
   organization_subtrees: 'subtree_position integer NOT NULL, position_in_subtree integer NOT NULL, organization_position integer NOT NULL',
   organization_word_counts: 'word text COLLATE "C" NOT NULL, organizations integer NOT NULL',
+  organization_tax_statuses: 'tax_status_position integer NOT NULL, position_in_tax_status integer NOT NULL, organization_position integer NOT NULL',
+  tax_statuses: 'position integer NOT NULL, value text NOT NULL, organizations integer NOT NULL',
+  organization_facets: 'position integer NOT NULL, facet integer NOT NULL, value integer NOT NULL',
+  facet_counts: 'facet integer NOT NULL, value integer NOT NULL, organizations integer NOT NULL',
   organization_search: 'rank integer NOT NULL, position integer NOT NULL, names text NOT NULL',
   search_vocabulary: 'word text COLLATE "C" NOT NULL, token text COLLATE "C" NOT NULL, organizations integer NOT NULL',
 } as const;
@@ -38,6 +42,7 @@ export const fillListLengths = (schema: string): string =>
     ['organization_terms', 'term'],
     ['organization_taxonomies', 'taxonomy'],
     ['organization_subtrees', 'subtree'],
+    ['organization_tax_statuses', 'tax_status'],
   ]
     .map(([table, group]) => `INSERT INTO ${schema}.list_lengths SELECT '${table}', ${group}_position, max(position_in_${group}) FROM ${schema}.${table} GROUP BY ${group}_position;`)
     .join('\n');
@@ -80,5 +85,10 @@ export const createIndexes = (schema: string): string => `
   CREATE UNIQUE INDEX ON ${schema}.organization_subtrees (subtree_position, organization_position);
   ALTER TABLE ${schema}.organization_word_counts ADD PRIMARY KEY (word);
   ALTER TABLE ${schema}.organization_search ADD PRIMARY KEY (rank);
+  ALTER TABLE ${schema}.organization_tax_statuses ADD PRIMARY KEY (tax_status_position, position_in_tax_status);
+  CREATE UNIQUE INDEX ON ${schema}.organization_tax_statuses (tax_status_position, organization_position);
+  ALTER TABLE ${schema}.tax_statuses ADD PRIMARY KEY (position);
+  ALTER TABLE ${schema}.organization_facets ADD PRIMARY KEY (position, facet, value);
+  ALTER TABLE ${schema}.facet_counts ADD PRIMARY KEY (facet, value);
   ${SEARCHED_LISTS.map((list) => `ALTER TABLE ${schema}.${list}_text ADD PRIMARY KEY (position); CREATE INDEX ON ${schema}.${list}_text USING gin (words);`).join('\n  ')}
 `;

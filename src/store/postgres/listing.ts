@@ -60,6 +60,14 @@ export class PgListingRunner {
     return rows[0]!.n;
   }
 
+  /** Organizations per value of a facet in a listing, or (no listing) in the unfiltered list (tables as named in this generation). */
+  facetCounts(listing: PgListing | undefined, facet: number, countsTable: string, facetsTable: string): Promise<{ value: number; count: number }[]> {
+    if (listing === undefined) return this.rows(`SELECT value, organizations AS count FROM ${countsTable} WHERE facet = ?`, [facet]);
+    const positions = `SELECT ${listing.position} AS position FROM ${listing.from}${PgListingRunner.where(listing)}`;
+    const sql = `SELECT f.value, count(*)::integer AS count FROM (${positions}) p JOIN ${facetsTable} f ON f.position = p.position AND f.facet = ? GROUP BY f.value`;
+    return this.rows(sql, [...listing.params, facet]);
+  }
+
   /** The first `limit` matches of an organization search in list order, with what they are ranked by. */
   candidates(listing: PgListing, limit: number): Promise<Candidate[]> {
     const { rank, names } = listing.candidates!;

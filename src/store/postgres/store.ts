@@ -1,8 +1,10 @@
 import type pg from 'pg';
-import { isSearchAlone } from '../filter-plan.ts';
+import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { singleToken } from '../search-query.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import { Vocabulary } from '../search-vocabulary.ts';
+import { facetLabels } from '../facets.ts';
+import type { FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
 import { searchListing } from '../listing.ts';
@@ -23,6 +25,7 @@ export interface GenerationFacts {
   /** Lengths of the membership lists, by table and key. */
   listLengths: Map<string, number>;
   vocabulary: Vocabulary;
+  facetLabels: FacetLabels;
 }
 
 /** A row of hsds.generations (see migrations/0001_generations.sql). */
@@ -50,6 +53,8 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
   if (row.format !== GENERATION_FORMAT) throw new Error(`generation ${generation} has format ${row.format}, not ${GENERATION_FORMAT} (built by another version?); publish again`);
   const taxonomies = await query<TaxonomyRow>(pool, `SELECT position, id, code FROM ${schema}.taxonomies ORDER BY position`);
   const lengths = await query<{ list: string; key: number; length: number }>(pool, `SELECT list, key, length FROM ${schema}.list_lengths`);
+  const terms = await query<{ position: number; id: string; code: string; json: string }>(pool, `SELECT position, id, code, json FROM ${schema}.taxonomy_terms`);
+  const taxStatuses = await query<{ position: number; value: string }>(pool, `SELECT position, value FROM ${schema}.tax_statuses`);
   const words = await query<VocabularyEntry>(pool, `SELECT word, token, organizations FROM ${schema}.search_vocabulary ORDER BY word`);
   return {
     generation,
@@ -58,6 +63,7 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
     taxonomies,
     listLengths: new Map(lengths.map((length) => [`${length.list}:${length.key}`, length.length])),
     vocabulary: new Vocabulary(words),
+    facetLabels: facetLabels(terms, taxStatuses),
   };
 }
 
@@ -100,6 +106,14 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   get vocabulary(): Vocabulary {
     return this.facts.vocabulary;
+  }
+
+  get facetLabels(): FacetLabels {
+    return this.facts.facetLabels;
+  }
+
+  facetCounts(listing: PgListing | undefined, facet: number): Promise<{ value: number; count: number }[]> {
+    return this.runner.facetCounts(listing, facet, this.table('facet_counts'), this.table('organization_facets'));
   }
 
   get modifiedRange(): ModifiedRange {
@@ -153,39 +167,38 @@ class PostgresBackend implements ListingBackend<unknown> {
     return { total, items: rows.map((row) => row.json) };
   }
 
-  organizationListing(filter: OrganizationFilter, membership: Membership | undefined, view: OrganizationView, query?: SearchQuery): PgListing {
+  organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): PgListing {
     const base = { jsonTable: this.jsonTable(view), jsonColumn: 'json' as const };
-    const memberCondition = (position: string) =>
-      membership === undefined
-        ? []
-        : [`EXISTS (SELECT 1 FROM ${this.table(membership.table)} m WHERE m.${membership.group}_position = ? AND m.organization_position = ${position})`];
-    const memberParams = membership === undefined ? [] : [membership.key];
+    const table = (name: string) => this.table(name);
     const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
     if (query !== undefined) {
+      const members = membershipConditions<unknown>(memberships, 's.position', table);
       const token = singleToken(query);
       const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = s.position`;
       return {
         ...base,
         from: `${this.table('organizations_text')} x JOIN ${this.table('organization_search')} s ON s.rank = x.position${modifiedJoin}`,
-        where: ['x.words @@ ?::tsquery', ...memberCondition('s.position'), ...modified],
-        params: [organizationTsquery(query), ...memberParams, ...modifiedParams],
+        where: ['x.words @@ ?::tsquery', ...members.where, ...modified],
+        params: [organizationTsquery(query), ...members.params, ...modifiedParams],
         order: 'x.position',
         position: 's.position',
         candidates: { rank: 'x.position', names: 's.names' },
         length:
-          token !== undefined && isSearchAlone(filter, membership)
+          token !== undefined && isSearchAlone(filter, memberships)
             ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: [token] }
             : undefined,
       };
     }
+    const [membership, ...others] = memberships;
     if (membership !== undefined) {
       const group = membership.group;
+      const members = membershipConditions<unknown>(others, 'm.organization_position', table);
       return {
         ...base,
         from: `${this.table(membership.table)} m JOIN ${this.table('organizations')} o ON o.position = m.organization_position`,
-        where: [`m.${group}_position = ?`, ...modified],
-        params: [membership.key, ...modifiedParams],
+        where: [`m.${group}_position = ?`, ...members.where, ...modified],
+        params: [membership.key, ...members.params, ...modifiedParams],
         order: `m.position_in_${group}`,
         position: 'm.organization_position',
       };
