@@ -29,6 +29,13 @@ export interface TaxStatusFacetValue {
 /** Facets by name (`tax_status`, or `<taxonomy code>:<depth>`), each its values by count, then code or value. */
 export type Facets = Record<string, (TermFacetValue | TaxStatusFacetValue)[]>;
 
+/** Organizations of a list with one value of one facet. */
+export interface FacetCount {
+  facet: number;
+  value: number;
+  count: number;
+}
+
 /** What a facet's values are called, read once when a dataset is opened. */
 export interface FacetLabels {
   terms: Map<number, { id: string; code: string; name: string }>;
@@ -54,7 +61,7 @@ export function facetLabels(terms: Iterable<{ position: number; id: string; code
 }
 
 /** Counted values of one facet (value positions), labelled and ordered: most organizations first. */
-export function labelled(labels: FacetLabels, request: FacetRequest, counts: readonly { value: number; count: number }[]): (TermFacetValue | TaxStatusFacetValue)[] {
+export function labelled(labels: FacetLabels, request: FacetRequest, counts: readonly Pick<FacetCount, 'value' | 'count'>[]): (TermFacetValue | TaxStatusFacetValue)[] {
   if (request.kind === 'tax_status') {
     return counts
       .map(({ value, count }) => ({ value: labels.taxStatuses.get(value)!, count: Number(count) }))

@@ -1,6 +1,6 @@
 import { findTaxonomyRow, findTermRow, membershipsOf, searchesNothing, simplifiedFilter } from './filter-plan.ts';
 import { labelled, TAX_STATUS_FACET, termFacet } from './facets.ts';
-import type { FacetLabels, FacetRequest, Facets } from './facets.ts';
+import type { FacetCount, FacetLabels, FacetRequest, Facets } from './facets.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import { organizationQuery, rankCandidates, suggestedSearches } from './search-query.ts';
@@ -58,8 +58,8 @@ export interface ListingBackend<Param> {
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing<Param>;
   /** What facet values are called. */
   readonly facetLabels: FacetLabels;
-  /** Organizations per value of a facet (facets.ts) in a listing, or in the unfiltered list. */
-  facetCounts(listing: Listing<Param> | undefined, facet: number): Promise<{ value: number; count: number }[]>;
+  /** Organizations per value of each facet (facets.ts) in a listing, or in the unfiltered list. */
+  facetCounts(listing: Listing<Param> | undefined, facets: readonly number[]): Promise<FacetCount[]>;
   taxonomyListing(search: SearchWords | undefined): Listing<Param>;
   termListing(conditions: TermConditions<Param>, search: SearchWords | undefined): Listing<Param>;
   item(kind: ItemKind, key: string): Promise<string | undefined>;
@@ -148,19 +148,19 @@ export class ListingStore<Param> implements Store {
     const memberships = simple === undefined ? 'none' : await this.membershipsOf(simple);
     const unfiltered = simple !== undefined && simple.search === undefined && simple.modifiedSince === undefined && memberships !== 'none' && memberships.length === 0;
     const listing = simple === undefined || memberships === 'none' || unfiltered ? undefined : this.backend.organizationListing(simple, memberships, {}, this.query(simple));
-    const facets: Facets = {};
+    const asked: { name: string; facet: number; request: FacetRequest }[] = [];
     for (const request of requests) {
-      let name = 'tax_status';
-      let facet = TAX_STATUS_FACET;
-      if (request.kind === 'taxonomy') {
-        const taxonomy = findTaxonomyRow(this.backend.taxonomies, request.taxonomy);
-        if (taxonomy === undefined) continue;
-        name = `${taxonomy.code}:${request.depth}`;
-        facet = termFacet(taxonomy.position, request.depth);
+      if (request.kind === 'tax_status') {
+        asked.push({ name: 'tax_status', facet: TAX_STATUS_FACET, request });
+        continue;
       }
-      const counts = simple === undefined || memberships === 'none' ? [] : await this.backend.facetCounts(listing, facet);
-      facets[name] = labelled(this.backend.facetLabels, request, counts);
+      const taxonomy = findTaxonomyRow(this.backend.taxonomies, request.taxonomy);
+      if (taxonomy !== undefined) asked.push({ name: `${taxonomy.code}:${request.depth}`, facet: termFacet(taxonomy.position, request.depth), request });
     }
+    const matchesNothing = simple === undefined || memberships === 'none' || asked.length === 0;
+    const counts = matchesNothing ? [] : await this.backend.facetCounts(listing, [...new Set(asked.map((entry) => entry.facet))]);
+    const facets: Facets = {};
+    for (const { name, facet, request } of asked) facets[name] = labelled(this.backend.facetLabels, request, counts.filter((count) => count.facet === facet));
     return facets;
   }
 

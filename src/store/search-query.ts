@@ -123,6 +123,10 @@ function matchName(tokens: readonly string[], query: SearchQuery): NameMatch | u
 /** Ranking of a match whose names do not hold every word (it matched in its other text): after every name match. */
 const UNMATCHED: NameMatch = { cost: Infinity, order: 9, extra: Infinity };
 
+/** The `order` of a name holding the words in the order searched (see matchName). */
+const IN_ORDER = 3;
+const NO_TOPIC = 2;
+
 /** Which name matched: the organization's own name ranks ahead of an alternate name. */
 const Field = { name: 0, alternateName: 1, neither: 2 } as const;
 
@@ -135,11 +139,12 @@ const Field = { name: 0, alternateName: 1, neither: 2 } as const;
 export function rankCandidates(candidates: Candidate[], query: SearchQuery): Candidate[] {
   const scored = candidates.map((candidate) => {
     const [name = '', alternateName = '', topics = ''] = candidate.names.split('\t');
-    const topic = topicMatch(topics, query);
     const byName = name === '' ? undefined : matchName(name.split(' '), query);
-    if (byName !== undefined) return { candidate, field: Field.name, best: byName, topic };
+    // Classification speaks for a name that holds the words in their order, not for one that only has them somewhere.
+    if (byName !== undefined) return { candidate, field: Field.name, best: byName, topic: byName.order <= IN_ORDER ? topicMatch(topics, query) : NO_TOPIC };
     const byAlternateName = alternateName === '' ? undefined : matchName(alternateName.split(' '), query);
     const field = byAlternateName === undefined ? Field.neither : Field.alternateName;
+    const topic = byAlternateName !== undefined && byAlternateName.order <= IN_ORDER ? topicMatch(topics, query) : NO_TOPIC;
     return { candidate, field, best: byAlternateName ?? UNMATCHED, topic };
   });
   scored.sort(

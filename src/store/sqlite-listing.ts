@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Listing as ListingParts } from './listing.ts';
+import type { FacetCount } from './facets.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import { queryWords } from './search-text.ts';
 import type { SearchWords } from './store.ts';
@@ -77,12 +78,13 @@ export class ListingRunner {
     return rows.map((row) => this.jsonAt(listing, row.position));
   }
 
-  /** Organizations per value of a facet in a listing, or (no listing) in the unfiltered list. */
-  facetCounts(listing: Listing | undefined, facet: number): { value: number; count: number }[] {
-    if (listing === undefined) return this.statement('SELECT value, organizations AS count FROM facet_counts WHERE facet = ?').all(facet) as unknown as { value: number; count: number }[];
+  /** Organizations per value of each facet in a listing, or (no listing) in the unfiltered list, in one reading of the list. */
+  facetCounts(listing: Listing | undefined, facets: readonly number[]): FacetCount[] {
+    const list = facets.map(() => '?').join(', ');
+    if (listing === undefined) return this.statement(`SELECT facet, value, organizations AS count FROM facet_counts WHERE facet IN (${list})`).all(...facets) as unknown as FacetCount[];
     const positions = this.sql(listing, `${listing.position} AS position`);
-    const sql = `SELECT f.value, count(*) AS count FROM (${positions}) p JOIN organization_facets f ON f.position = p.position AND f.facet = ? GROUP BY f.value`;
-    return this.statement(sql).all(...listing.params, facet) as unknown as { value: number; count: number }[];
+    const sql = `SELECT f.facet, f.value, count(*) AS count FROM (${positions}) p JOIN organization_facets f ON f.position = p.position AND f.facet IN (${list}) GROUP BY f.facet, f.value`;
+    return this.statement(sql).all(...listing.params, ...facets) as unknown as FacetCount[];
   }
 
   /** The first `limit` matches of an organization search in list order, with what they are ranked by. */

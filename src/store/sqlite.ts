@@ -8,7 +8,7 @@ import { singleToken } from './search-query.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import { Vocabulary } from './search-vocabulary.ts';
 import { facetLabels } from './facets.ts';
-import type { FacetLabels } from './facets.ts';
+import type { FacetCount, FacetLabels } from './facets.ts';
 import type { VocabularyEntry } from './search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from './filter-plan.ts';
 import { searchListing } from './listing.ts';
@@ -119,8 +119,8 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return this.read(() => this.listings.items(listing, offset, limit, ranked));
   }
 
-  async facetCounts(listing: Listing | undefined, facet: number): Promise<{ value: number; count: number }[]> {
-    return this.read(() => this.listings.facetCounts(listing, facet));
+  async facetCounts(listing: Listing | undefined, facets: readonly number[]): Promise<FacetCount[]> {
+    return this.read(() => this.listings.facetCounts(listing, facets));
   }
 
   async candidates(listing: Listing, limit: number): Promise<Candidate[]> {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { query } from './connection.ts';
 import type { Listing } from '../listing.ts';
 import { queryWords } from '../search-text.ts';
+import type { FacetCount } from '../facets.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import type { SearchWords } from '../store.ts';
 
@@ -61,11 +62,11 @@ export class PgListingRunner {
   }
 
   /** Organizations per value of a facet in a listing, or (no listing) in the unfiltered list (tables as named in this generation). */
-  facetCounts(listing: PgListing | undefined, facet: number, countsTable: string, facetsTable: string): Promise<{ value: number; count: number }[]> {
-    if (listing === undefined) return this.rows(`SELECT value, organizations AS count FROM ${countsTable} WHERE facet = ?`, [facet]);
+  facetCounts(listing: PgListing | undefined, facets: readonly number[], countsTable: string, facetsTable: string): Promise<FacetCount[]> {
+    if (listing === undefined) return this.rows(`SELECT facet, value, organizations AS count FROM ${countsTable} WHERE facet = ANY(?::integer[])`, [facets]);
     const positions = `SELECT ${listing.position} AS position FROM ${listing.from}${PgListingRunner.where(listing)}`;
-    const sql = `SELECT f.value, count(*)::integer AS count FROM (${positions}) p JOIN ${facetsTable} f ON f.position = p.position AND f.facet = ? GROUP BY f.value`;
-    return this.rows(sql, [...listing.params, facet]);
+    const sql = `SELECT f.facet, f.value, count(*)::integer AS count FROM (${positions}) p JOIN ${facetsTable} f ON f.position = p.position AND f.facet = ANY(?::integer[]) GROUP BY f.facet, f.value`;
+    return this.rows(sql, [...listing.params, facets]);
   }
 
   /** The first `limit` matches of an organization search in list order, with what they are ranked by. */

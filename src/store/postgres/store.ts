@@ -4,7 +4,7 @@ import { singleToken } from '../search-query.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import { Vocabulary } from '../search-vocabulary.ts';
 import { facetLabels } from '../facets.ts';
-import type { FacetLabels } from '../facets.ts';
+import type { FacetCount, FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
 import { searchListing } from '../listing.ts';
@@ -112,8 +112,8 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.facts.facetLabels;
   }
 
-  facetCounts(listing: PgListing | undefined, facet: number): Promise<{ value: number; count: number }[]> {
-    return this.runner.facetCounts(listing, facet, this.table('facet_counts'), this.table('organization_facets'));
+  facetCounts(listing: PgListing | undefined, facets: readonly number[]): Promise<FacetCount[]> {
+    return this.runner.facetCounts(listing, facets, this.table('facet_counts'), this.table('organization_facets'));
   }
 
   get modifiedRange(): ModifiedRange {
