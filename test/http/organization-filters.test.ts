@@ -4,7 +4,7 @@ import { taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
 import type { OrganizationRecord } from '../../src/hsds/records.ts';
 import { RANKED_SEARCH_LIMIT } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
-import { API, getJson, pathOf, useTestApp } from '../helpers/app.ts';
+import { API, allItems, getJson, pathOf, useTestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
 
 const names = (body: any): string[] => body.contents.map((item: any) => item.name);
@@ -143,6 +143,105 @@ describe('organization filters (fixture: colors on even indices, red when divisi
       const { body } = await get(`full=${value}`);
       assert.equal(body.contents[0].attributes, undefined);
     }
+  });
+
+  it('tax_status keeps the organizations with that tax status, compared by letters and digits in any case', async () => {
+    const c3 = fixtureNames((index) => index % 3 === 0);
+    assert.equal(c3.length, 8, 'the fixture is as described: 501(c)(3) on indices divisible by 3, 501(c)(4) one after');
+    for (const value of ['501(c)(3)', '501c3', '501C3', ' 501 (c) (3) ', '501-c-3']) {
+      const { status, body } = await get(`tax_status=${encodeURIComponent(value)}`);
+      assert.equal(status, 200, value);
+      assert.deepEqual(names(body), c3, value);
+      assert.equal(body.total_items, 8, value);
+      for (const item of body.contents) assert.equal(item.tax_status, '501(c)(3)', value);
+    }
+    assert.deepEqual(names((await get('tax_status=501c4')).body), fixtureNames((index) => index % 3 === 1));
+    // Combined with the other filters by AND.
+    assert.deepEqual(names((await get('tax_status=501c3&taxonomy_term_id=Colors:red')).body), fixtureNames((index) => index % 12 === 0));
+    assert.deepEqual(byName(names((await get('tax_status=501c4&search=shelter')).body)), ['alpha shelter']);
+    // A tax status no organization has is an empty list, not an error.
+    for (const value of ['nothing', '501c5', '501c']) {
+      const { status, body } = await get(`tax_status=${value}`);
+      assert.equal(status, 200, value);
+      assert.equal(body.total_items, 0, value);
+      assert.deepEqual(body.contents, [], value);
+    }
+  });
+
+  it('facets counts the whole filtered list per term at a depth and per tax status, most organizations first', async () => {
+    // Expected counts, from the listed organizations themselves (format=ndjson) and the terms' parents.
+    const terms = new Map<string, any>((await allItems(test().app, '/taxonomy_terms')).map((term) => [term.id, term]));
+    const ancestorAt = (termId: string, depth: number): any => {
+      const chain = [terms.get(termId)];
+      while (chain[0].parent_id !== undefined) chain.unshift(terms.get(chain[0].parent_id));
+      return chain[depth - 1];
+    };
+    const bySize = (a: any, b: any) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    const expected = async (query: string, taxonomy: string, depth: number) => {
+      const counts = new Map<string, { term: any; count: number }>();
+      for (const organization of await allItems(test().app, `/organizations?${query}`)) {
+        const values = new Set(organization.classifications.filter((tag: any) => tag.taxonomy === taxonomy).map((tag: any) => ancestorAt(tag.taxonomy_term_id, depth)).filter((term: any) => term !== undefined));
+        for (const term of values as Set<any>) counts.set(term.id, { term, count: (counts.get(term.id)?.count ?? 0) + 1 });
+      }
+      return [...counts.values()]
+        .map(({ term, count }) => ({ key: term.code, id: term.id, code: term.code, name: term.name, count }))
+        .sort(bySize)
+        .map(({ key: _key, ...value }) => value);
+    };
+    const expectedTaxStatus = async (query: string) => {
+      const counts = new Map<string, number>();
+      for (const organization of await allItems(test().app, `/organizations?${query}`)) {
+        if (organization.tax_status !== undefined) counts.set(organization.tax_status, (counts.get(organization.tax_status) ?? 0) + 1);
+      }
+      return [...counts].map(([value, count]) => ({ key: value, value, count })).sort(bySize).map(({ key: _key, ...value }) => value);
+    };
+
+    // Hand-checked: 8 of each tax status; red and blue on 6 each; Thing A's own organization and those of F, K, P and U below it.
+    const paged = (query: string) => getJson(test().app, `${API}/organizations?${query}`);
+    const { body: all } = await paged('facets=Colors,things:1,things:2,tax_status&per_page=1&page=2');
+    assert.deepEqual(Object.keys(all.facets), ['Colors:1', 'things:1', 'things:2', 'tax_status']);
+    assert.deepEqual(all.facets.tax_status, [{ value: '501(c)(3)', count: 8 }, { value: '501(c)(4)', count: 8 }]);
+    assert.deepEqual(all.facets['Colors:1'].map((value: any) => [value.code, value.count]), [['blue', 6], ['red', 6]]);
+    assert.deepEqual(all.facets['things:1'][0], { id: taxonomyTermId('things', 'A'), code: 'A', name: 'Thing A', count: 5 });
+    assert.deepEqual(all.facets['things:2'].map((value: any) => [value.code, value.count]), [['F', 1], ['K', 1], ['P', 1], ['U', 1]]);
+    assertHsds('organizationList', all);
+
+    // The unfiltered list (counted at publish) and filtered ones (counted when asked) alike; never only the page.
+    for (const query of ['', 'taxonomy_term_id=Colors:red', 'taxonomy_term_id=things:A&include_descendants=true', 'taxonomy_id=Colors', 'search=helps', 'search=shelter', 'tax_status=501c3', 'tax_status=501c4&taxonomy_id=things', 'modified_after=2000-01-01', 'modified_after=2999-01-01', 'tax_status=nothing']) {
+      const { status, body } = await paged(`${query}&facets=colors:1,things:1,things:2,tax_status&per_page=2`);
+      assert.equal(status, 200, query);
+      assert.deepEqual(body.facets['Colors:1'], await expected(query, 'Colors', 1), `${query}: Colors:1`);
+      assert.deepEqual(body.facets['things:1'], await expected(query, 'things', 1), `${query}: things:1`);
+      assert.deepEqual(body.facets['things:2'], await expected(query, 'things', 2), `${query}: things:2`);
+      assert.deepEqual(body.facets.tax_status, await expectedTaxStatus(query), `${query}: tax_status`);
+      for (const values of Object.values<any[]>(body.facets)) for (const value of values) assert.ok(value.count >= 1, query);
+    }
+    // Deeper than the taxonomy goes: no values.
+    assert.deepEqual((await get('facets=things:3')).body.facets, { 'things:3': [] });
+    // Not asked for: not sent.
+    assert.equal((await get('')).body.facets, undefined);
+    assert.equal((await get('facets=,')).body.facets, undefined);
+  });
+
+  it('400 for facets naming no taxonomy of the dataset, a depth out of range, or more than 5', async () => {
+    for (const value of ['nope', 'things:0', 'tax_status,nope:1', 'a,b,c,d,e,f', 'tax_status,tax_status,tax_status,tax_status,tax_status,tax_status']) {
+      const { status, body } = await get(`facets=${encodeURIComponent(value)}`);
+      assert.equal(status, 400, value);
+      assert.equal(body.invalid_params[0].name, 'facets', value);
+    }
+  });
+
+  it('an empty search page carries search_suggestion when another spelling finds something under the same filters', async () => {
+    // `shltr` is two edits from `shelter`: too far for the search itself (one edit at 5 to 8 letters), near enough to suggest.
+    const { body } = await get('search=shltr');
+    assert.equal(body.total_items, 0);
+    assert.equal(body.search_suggestion, 'shelter');
+    assertHsds('organizationList', body);
+    assert.ok((await get(`search=${body.search_suggestion}`)).body.total_items > 0, 'the suggestion finds something');
+    // No suggestion when it would find nothing under the same filters, nor on a page that has matches.
+    assert.equal((await get('search=shltr&tax_status=501c3')).body.search_suggestion, undefined);
+    assert.equal((await get('search=shelter')).body.search_suggestion, undefined);
+    assert.equal((await get('search=unheardof')).body.search_suggestion, undefined);
   });
 
   it('400 naming the parameter for a boolean that is not true, false, 1 or 0', async () => {
