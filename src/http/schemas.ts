@@ -56,9 +56,39 @@ export const profileSchema = (file: string, options: { description?: string } = 
 
 /**
  * A page of `item`s in HSDS 3.2.3's form (`allOf` the Page and its `contents`), with every envelope
- * field this API always sends required, and `links`.
+ * field this API always sends required, and `links`; `extensions` are the route's own optional fields.
  */
-export const pageOf = (item: TSchema): TSchema =>
+/** Envelope fields a search of organizations may add (profile additions). */
+export const SEARCH_PAGE_FIELDS: Record<string, TSchema> = {
+  search_suggestion: Type.Optional(
+    Type.String({
+      description:
+        'Profile addition, only on an empty page of a `search`: the same search with each word no name holds replaced by the closest word that one does, when that finds something under the same filters. Ask again with it as `search` to see what it finds.',
+      'x-profile-extension': true,
+    }),
+  ),
+  facets: Type.Optional(
+    Type.Record(
+      Type.String(),
+      Type.Array(
+        Type.Object({
+          id: Type.Optional(Type.String({ format: 'uuid', description: 'The term (taxonomy facets).' })),
+          code: Type.Optional(Type.String({ description: 'The term\'s code (taxonomy facets).' })),
+          name: Type.Optional(Type.String({ description: 'The term\'s name (taxonomy facets).' })),
+          value: Type.Optional(Type.String({ description: 'The tax status (`tax_status`).' })),
+          count: Type.Integer({ minimum: 1, description: 'Organizations of the whole filtered list (not only this page) with this value.' }),
+        }),
+      ),
+      {
+        description:
+          'Profile addition, with `facets=`: per facet asked for (`tax_status`, or `<taxonomy code>:<depth>`), the values the filtered list\'s organizations have, most organizations first. An organization tagged under two terms of one depth counts under both.',
+        'x-profile-extension': true,
+      },
+    ),
+  ),
+};
+
+export const pageOf = (item: TSchema, extensions: Record<string, TSchema> = {}): TSchema =>
   Type.Unsafe({
     description: 'One page of the list, in the HSDS envelope, with links to other pages.',
     allOf: [
@@ -68,32 +98,7 @@ export const pageOf = (item: TSchema): TSchema =>
         properties: {
           contents: Type.Array(item),
           links: Links,
-          search_suggestion: Type.Optional(
-            Type.String({
-              description:
-                'Profile addition, only on an empty page of a `search`: the same search with each word no name holds replaced by the closest word that one does, when that finds something under the same filters. Ask again with it as `search` to see what it finds.',
-              'x-profile-extension': true,
-            }),
-          ),
-          facets: Type.Optional(
-            Type.Record(
-              Type.String(),
-              Type.Array(
-                Type.Object({
-                  id: Type.Optional(Type.String({ format: 'uuid', description: 'The term (taxonomy facets).' })),
-                  code: Type.Optional(Type.String({ description: 'The term\'s code (taxonomy facets).' })),
-                  name: Type.Optional(Type.String({ description: 'The term\'s name (taxonomy facets).' })),
-                  value: Type.Optional(Type.String({ description: 'The tax status (`tax_status`).' })),
-                  count: Type.Integer({ minimum: 1, description: 'Organizations of the whole filtered list (not only this page) with this value.' }),
-                }),
-              ),
-              {
-                description:
-                  'Profile addition, with `facets=`: per facet asked for (`tax_status`, or `<taxonomy code>:<depth>`), the values the filtered list\'s organizations have, most organizations first. An organization tagged under two terms of one depth counts under both.',
-                'x-profile-extension': true,
-              },
-            ),
-          ),
+          ...extensions,
         },
         // HSDS requires `empty` and `contents`; this API always sends the whole envelope.
         required: ['contents', 'links', 'total_items', 'total_pages', 'page_number', 'size', 'first_page', 'last_page', 'empty'],

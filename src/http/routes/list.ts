@@ -30,6 +30,8 @@ export interface ListRoute<Filter> {
   /** The schema of one item, as listed, and an example item. */
   item: TSchema;
   example: unknown;
+  /** Fields of the page envelope beyond HSDS's and `links`, if the route sends any. */
+  pageFields?: Record<string, TSchema>;
   /** Query parameters beyond paging and `format`. */
   parameters: QueryParameters;
   /** What a 400 can mean on this route. */
@@ -67,7 +69,7 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
           200: {
             description: `A page of ${route.url.slice(1)} (\`format=json\`, the default), or all of them (\`format=ndjson\`).`,
             content: {
-              'application/json': { schema: pageOf(route.item), example: pageExample(route.url, [route.example]) },
+              'application/json': { schema: pageOf(route.item, route.pageFields), example: pageExample(route.url, [route.example]) },
               'application/x-ndjson': { schema: route.item, example: route.example },
             },
           },

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { booleanParameter, instantParameter, profileExtension, searchParameter, textParameter } from '../query.ts';
-import { profileSchema } from '../schemas.ts';
+import { profileSchema, SEARCH_PAGE_FIELDS } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
 import { getList } from './list.ts';
@@ -14,7 +14,7 @@ import type { QueryParameter } from '../query.ts';
 import { Type } from 'typebox';
 
 const MAX_FACETS = 5;
-const FACET = new RegExp(`^(.+?)(?::(\\d{1,2}))?$`);
+const FACET = new RegExp(`^(.+?)(?::(\\d+))?$`);
 
 /** `facets`: taxonomies (by code or id, each with a depth) and `tax_status`, comma-separated. */
 const facetsParameter: QueryParameter<FacetRequest[] | undefined> = {
@@ -89,6 +89,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     item: { anyOf: [profileSchema('compiled/organization_list.json'), profileSchema('organization.json')], description: 'The list form; with `full=true`, the full form.' },
     example: examples.organizationListItem,
     parameters,
+    pageFields: SEARCH_PAGE_FIELDS,
     badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
     filter: async (store, values) => {
       const term = await termOf(store, 'taxonomy_term_id', values.taxonomy_term_id);

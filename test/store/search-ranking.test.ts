@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildSnapshot } from '../../src/publish/build.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
+import { temporaryDirectory } from '../helpers/app.ts';
+import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
+import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
+import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
+
+/**
+ * Ranking pinned on real names: the IRS file of Wyoming (about 6,000 organizations), as shipped, on
+ * both stores. The names are the IRS's; the searches are typed as people type them.
+ */
+
+async function names(store: Store, search: string, count = 3): Promise<{ total: number; names: string[]; suggestion?: string }> {
+  const page = await store.organizations({ search: [search] }, { first: 1, count });
+  return { total: page.total, names: page.items.map((json) => (JSON.parse(json) as { name: string }).name), suggestion: page.suggestion };
+}
+
+function describeRanking(label: string, open: (sample: DatasetSample) => Promise<{ store: Store; dispose: () => Promise<void> }>) {
+  describe(`search ranking on real names: ${label}`, () => {
+    let sample: DatasetSample;
+    let opened: { store: Store; dispose: () => Promise<void> };
+    before(async () => {
+      sample = await defaultDatasetSample();
+      opened = await open(sample);
+    });
+    after(async () => {
+      await opened?.dispose();
+      sample?.remove();
+    });
+
+    it('puts the exact name first, ahead of names holding more words', async () => {
+      const { names: found } = await names(opened.store, 'boys & girls club of douglas', 2);
+      assert.deepEqual(found, ['BOYS & GIRLS CLUB OF DOUGLAS', 'BOYS & GIRLS CLUB OF DOUGLAS FOUNDATION']);
+      assert.equal((await names(opened.store, 'humane society', 1)).names[0], 'CASPER HUMANE SOCIETY', 'humane societies first, not SOCIETY FOR HUMAN RESOURCE MANAGEMENT');
+    });
+
+    it('reads & as and, and needs no filler words', async () => {
+      const withAmpersand = await names(opened.store, 'boys & girls club of douglas');
+      const withAnd = await names(opened.store, 'boys and girls club douglas');
+      assert.deepEqual(withAnd, withAmpersand);
+      assert.deepEqual((await names(opened.store, 'casper antique and collectors club', 1)).names, ['CASPER ANTIQUE & COLLECTORS CLUB']);
+    });
+
+    it('forgives a typo in a long word', async () => {
+      assert.deepEqual(await names(opened.store, 'casper humane socety'), { total: 1, names: ['CASPER HUMANE SOCIETY'], suggestion: undefined });
+      assert.equal((await names(opened.store, 'soroptimist internatonal', 1)).names[0], 'SOROPTIMIST INTERNATIONAL OF THE AMERICAS INC');
+    });
+
+    it('completes an unfinished last word, and reads 4-H, 4 H and 4h alike', async () => {
+      assert.deepEqual((await names(opened.store, 'goshen county 4h found')).names, ['GOSHEN COUNTY 4-H FOUNDATION INC']);
+      assert.deepEqual((await names(opened.store, 'goshen county 4-h foundation')).names, ['GOSHEN COUNTY 4-H FOUNDATION INC']);
+    });
+
+    it('does not correct short words, but suggests a spelling that matches', async () => {
+      const page = await names(opened.store, 'boys & girs club douglas');
+      assert.deepEqual({ total: page.total, suggestion: page.suggestion }, { total: 0, suggestion: 'boys & girls club douglas' });
+      const nothingClose = await names(opened.store, 'casper humane socity club');
+      assert.deepEqual({ total: nothingClose.total, suggestion: nothingClose.suggestion }, { total: 0, suggestion: undefined }, 'its spellings find nothing either');
+    });
+  });
+}
+
+describeRanking('SQLite', async (sample) => {
+  const directory = temporaryDirectory();
+  await buildSnapshot(sample.input, join(directory.path, 'snapshot.sqlite'));
+  const store = new SqliteStore(join(directory.path, 'snapshot.sqlite'));
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      directory.remove();
+    },
+  };
+});
+
+describe('PostgreSQL', postgresSuite, () => {
+  describeRanking('PostgreSQL', async (sample) => {
+    const { stores, dispose } = await publishedDatabase(sample.input);
+    return { store: stores.acquire().store, dispose };
+  });
+});
