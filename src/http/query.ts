@@ -90,7 +90,7 @@ export const searchParameter = (searched: string, order = 'those whose code or n
   schema: Type.Optional(
     Type.String({
       maxLength: MAX_SEARCH_LENGTH,
-      description: `Full-text search over ${searched}: items having every word, ${order}; when more than ${RANKED_SEARCH_LIMIT} items match, in list order only. Words are runs of letters and digits, matched without regard to case or accents, and by stem (\`shelters\` finds \`shelter\`). Punctuation and quotes are ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
+      description: `Full-text search over ${searched}: items having every word, ${order}, ranked up to the first ${RANKED_SEARCH_LIMIT} matches. Words are runs of letters and digits, matched without regard to case, accents or apostrophes and by stem (\`shelters\` finds \`shelter\`); \`&\` is \`and\`; filler words (the, of, and, inc, …) need not match; abbreviations and short forms (st, ymca, childcare, …) meet their long forms. Other punctuation is ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
       examples: ['food bank'],
     }),
   ),

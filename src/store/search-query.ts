@@ -7,7 +7,7 @@ import type { SearchWords } from './store.ts';
  * token of the organization (AND), through one of its alternatives:
  * - the word itself (cost 0);
  * - when no organization name holds the word as typed, or so few that it is likely a misspelling
- *   (a twentieth as many as hold a word one or two edits away): the names' words one edit away, for
+ *   (fewer than 20, and a twentieth as many as hold a word one or two edits away): the names' words one edit away, for
  *   words of 5 letters or more, or two edits for 9 or more (cost 1 or 2 per edit) — never for
  *   shorter words, which have too many neighbours;
  * - for the last word, of 3 letters or more: the names' words it begins (cost 1, and a little more the
@@ -23,6 +23,8 @@ const MAX_CORRECTIONS = 4;
 const MAX_COMPLETIONS = 10;
 /** A word held by this many times fewer organizations than a close word is read as a misspelling of it. */
 const MISSPELLING_RATIO = 20;
+/** A word held by this many organizations is taken as spelt right, and its neighbours are not looked for (which takes milliseconds). */
+const SURELY_SPELT_RIGHT = 20;
 
 export interface QueryWord {
   /** As typed (folded), and its token. */
@@ -51,7 +53,7 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary): 
       };
       const held = vocabulary.get(word)?.organizations ?? 0;
       const edits = allowedEdits(word);
-      if (edits > 0) {
+      if (edits > 0 && held < SURELY_SPELT_RIGHT) {
         vocabulary
           .near(word, edits)
           .filter((match) => match.organizations >= held * MISSPELLING_RATIO)
@@ -147,18 +149,23 @@ export function rankCandidates(candidates: Candidate[], query: SearchQuery): Can
     const topic = byAlternateName !== undefined && byAlternateName.order <= IN_ORDER ? topicMatch(topics, query) : NO_TOPIC;
     return { candidate, field, best: byAlternateName ?? UNMATCHED, topic };
   });
-  scored.sort(
-    (a, b) =>
-      compare(a.best.cost, b.best.cost) ||
-      a.field - b.field ||
-      Number(a.best.extra > 0) - Number(b.best.extra > 0) ||
-      a.topic - b.topic ||
-      compare(a.best.extra, b.best.extra) ||
-      a.best.order - b.best.order ||
-      a.candidate.position - b.candidate.position,
-  );
-  return scored.map((entry) => entry.candidate);
+  // One number per match, its parts in order of weight, so that the sort compares numbers only.
+  const keys = scored.map(({ candidate, field, best, topic }) => {
+    const cost = Math.min(Math.round(best.cost * COST_STEPS), MAX_COST);
+    const extra = Math.min(best.extra, MAX_EXTRA);
+    const coarse = ((((cost * 3 + field) * 2 + Number(extra > 0)) * 3 + topic) * (MAX_EXTRA + 1) + extra) * 10 + best.order;
+    return coarse * POSITIONS + candidate.position;
+  });
+  const order = scored.map((_, index) => index).sort((a, b) => keys[a]! - keys[b]!);
+  return order.map((index) => scored[index]!.candidate);
 }
+
+/** Costs are counted in hundredths, up to MAX_COST; extra words up to MAX_EXTRA; positions below POSITIONS (2^23). */
+const COST_STEPS = 100;
+const MAX_COST = 999;
+const MAX_EXTRA = 63;
+const POSITIONS = 2 ** 23;
+
 
 /**
  * 0 when the organization's topics hold every word searched for, 1 some, 2 none. A short form (pta)
@@ -166,14 +173,13 @@ export function rankCandidates(candidates: Candidate[], query: SearchQuery): Can
  */
 function topicMatch(topics: string, query: SearchQuery): number {
   if (topics === '') return 2;
-  const tokens = new Set(topics.split(' '));
-  const held = ({ token, phrase }: QueryWord) => tokens.has(token) || (phrase !== undefined && phrase.filter((part) => tokens.has(part)).length * 2 > phrase.length);
+  // A string search, not a Set: this runs for thousands of matches per search.
+  const line = ` ${topics} `;
+  const has = (token: string) => line.includes(` ${token} `);
+  const held = ({ token, phrase }: QueryWord) => has(token) || (phrase !== undefined && phrase.filter(has).length * 2 > phrase.length);
   const found = query.words.filter(held).length;
   return found === query.words.length ? 0 : found > 0 ? 1 : 2;
 }
-
-/** Numbers in order, Infinity equal to itself. */
-const compare = (a: number, b: number): number => (a === b ? 0 : a < b ? -1 : 1);
 
 /** Corrections tried per word, and spellings of a whole search. */
 const SUGGESTION_CHOICES = 3;

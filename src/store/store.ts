@@ -42,15 +42,18 @@ export interface TaxonomyTermRef {
 }
 
 /**
- * Words to search for (see http/query.ts): an item matches when it has every word. Matches come
- * ranked, then in list order: items whose title (an organization's name or alternate name, a term's or
- * taxonomy's code or name) holds every word first (see search-text.ts for what a word is). But when a search matches more than RANKED_SEARCH_LIMIT
- * items, in list order only. Ranking costs time for every match, and among that many (a search for
- * "church" or "inc") it says little; this keeps every search page cheap.
+ * The text of a search (see http/query.ts; search-text.ts for what its words are). Taxonomies and
+ * terms match items holding every word, those whose code or name holds them first, then list order,
+ * ranked when no more than RANKED_SEARCH_LIMIT match. Organizations: see search-query.ts.
  */
 export type SearchWords = readonly string[];
 
-export const RANKED_SEARCH_LIMIT = 5000;
+/**
+ * Matches ranked per search: the whole list of taxonomies or terms up to this many; for organizations
+ * the first this many in index order (fewest name words first), the rest following in that order.
+ * Ranking costs time for every match ranked (about 4 µs each for organizations).
+ */
+export const RANKED_SEARCH_LIMIT = 1000;
 
 /** Every criterion given must hold (AND). Ids are HSDS ids, already resolved from codes. */
 export interface OrganizationFilter {
