@@ -7,9 +7,9 @@ import type { SearchWords } from './store.ts';
  * token of the organization (AND), through one of its alternatives:
  * - the word itself (cost 0);
  * - when no organization name holds the word as typed, or so few that it is likely a misspelling
- *   (fewer than 20, and a twentieth as many as hold a word one or two edits away): the names' words one edit away, for
- *   words of 5 letters or more, or two edits for 9 or more (cost 1 or 2 per edit) — never for
- *   shorter words, which have too many neighbours;
+ *   (fewer than 20, and a twentieth as many as hold a word one or two edits away): the names' words
+ *   one edit away, for words of 5 letters or more, or two edits for 9 or more (cost: the edits) —
+ *   never for shorter words, which have too many neighbours;
  * - for the last word, of 3 letters or more: the names' words it begins (cost 1, and a little more the
  *   fewer organizations hold the completion), so a search can be typed unfinished.
  * A search's total counts every organization matched so.
