@@ -68,12 +68,16 @@ export interface ListingBackend<Param> {
 
 const EMPTY: Page = { total: 0, items: [] };
 
+/** Searches whose words are kept made (see ListingStore.query); the oldest goes first. */
+const QUERIES_KEPT = 256;
+
 /** Items per batch when a ranked search is streamed. */
 const BATCH = 256;
 
 /** A Store over one published dataset of any backend (see ListingBackend). */
 export class ListingStore<Param> implements Store {
   private readonly backend: ListingBackend<Param>;
+  private readonly queries = new Map<string, SearchQuery>();
 
   constructor(backend: ListingBackend<Param>) {
     this.backend = backend;
@@ -146,8 +150,6 @@ export class ListingStore<Param> implements Store {
   async organizationFacets(filter: OrganizationFilter, requests: readonly FacetRequest[]): Promise<Facets> {
     const simple = simplifiedFilter(filter, this.backend.modifiedRange);
     const memberships = simple === undefined ? 'none' : await this.membershipsOf(simple);
-    const unfiltered = simple !== undefined && simple.search === undefined && simple.modifiedSince === undefined && memberships !== 'none' && memberships.length === 0;
-    const listing = simple === undefined || memberships === 'none' || unfiltered ? undefined : this.backend.organizationListing(simple, memberships, {}, this.query(simple));
     const asked: { name: string; facet: number; request: FacetRequest }[] = [];
     for (const request of requests) {
       if (request.kind === 'tax_status') {
@@ -157,15 +159,31 @@ export class ListingStore<Param> implements Store {
       const taxonomy = findTaxonomyRow(this.backend.taxonomies, request.taxonomy);
       if (taxonomy !== undefined) asked.push({ name: `${taxonomy.code}:${request.depth}`, facet: termFacet(taxonomy.position, request.depth), request });
     }
-    const matchesNothing = simple === undefined || memberships === 'none' || asked.length === 0;
-    const counts = matchesNothing ? [] : await this.backend.facetCounts(listing, [...new Set(asked.map((entry) => entry.facet))]);
+    let counts: FacetCount[] = [];
+    if (simple !== undefined && memberships !== 'none' && asked.length > 0) {
+      const unfiltered = simple.search === undefined && simple.modifiedSince === undefined && memberships.length === 0;
+      const listing = unfiltered ? undefined : this.backend.organizationListing(simple, memberships, {}, this.query(simple));
+      counts = await this.backend.facetCounts(listing, [...new Set(asked.map((entry) => entry.facet))]);
+    }
     const facets: Facets = {};
     for (const { name, facet, request } of asked) facets[name] = labelled(this.backend.facetLabels, request, counts.filter((count) => count.facet === facet));
     return facets;
   }
 
+  /**
+   * The search's words and alternatives, kept per text: a page with facets asks for both from one
+   * request, and correcting a long word reads the vocabulary for milliseconds.
+   */
   private query(filter: OrganizationFilter): SearchQuery | undefined {
-    return filter.search === undefined ? undefined : organizationQuery(filter.search, this.backend.vocabulary);
+    if (filter.search === undefined) return undefined;
+    const text = filter.search.join(' ');
+    let query = this.queries.get(text);
+    if (query === undefined) {
+      if (this.queries.size >= QUERIES_KEPT) this.queries.delete(this.queries.keys().next().value!);
+      query = organizationQuery(filter.search, this.backend.vocabulary);
+      this.queries.set(text, query);
+    }
+    return query;
   }
 
   /**
