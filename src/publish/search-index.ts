@@ -40,8 +40,17 @@ export class SearchIndexWriter {
     for (const insert of this.inserts.get(list)!) insert.run(position, titleLine, bodyLine);
   }
 
-  /** `topics`: the names of the terms it is classified under, which rank it first among names alike. */
-  writeOrganization(position: number, name: string, alternateName: string | undefined, description: string | undefined, topics: readonly string[]): void {
+  /**
+   * `topics`: the terms it is classified under (their names and positions), which rank it first among
+   * names alike.
+   */
+  writeOrganization(
+    position: number,
+    name: string,
+    alternateName: string | undefined,
+    description: string | undefined,
+    topics: readonly { name: string; position: number }[],
+  ): void {
     const nameWords = textWords(name);
     const alternateWords = textWords(alternateName);
     const seen = new Set<string>();
@@ -52,8 +61,13 @@ export class SearchIndexWriter {
       if (entry === undefined) this.vocabulary.set(word, { token, organizations: 1 });
       else entry.organizations++;
     }
-    const topicTokens = new Set(topics.flatMap(indexedWords));
-    const names = `${nameWords.map((word) => word.token).join(' ')}\t${alternateWords.map((word) => word.token).join(' ')}\t${[...topicTokens].join(' ')}`;
+    const topicTokens = new Set(topics.flatMap((topic) => indexedWords(topic.name)));
+    const names = [
+      nameWords.map((word) => word.word).join(' '),
+      alternateWords.map((word) => word.word).join(' '),
+      [...topicTokens].join(' '),
+      [...new Set(topics.map((topic) => topic.position))].join(' '),
+    ].join('\t');
     this.stageOrganization.run(position, nameWords.length, names, searchLine(name, alternateName), searchLine(description));
   }
 

@@ -95,7 +95,13 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
     insert.run(++position, rendered.id, organization.externalId, contentHash, modifiedAt);
     insertItem.run(position, withLastModified(rendered.listJson, modifiedAt));
     insertDocument.run(position, detailJson);
-    writer.searchIndex.writeOrganization(position, organization.name, organization.alternateName, organization.description, tags.map(({ term }) => term.name));
+    writer.searchIndex.writeOrganization(
+      position,
+      organization.name,
+      organization.alternateName,
+      organization.description,
+      tags.map(({ term }) => ({ name: term.name, position: writer.termPositions.get(term.id)! })),
+    );
     const taxonomies = new Set<string>();
     const subtrees = new Set<number>();
     for (const { term } of tags) {

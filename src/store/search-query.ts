@@ -77,8 +77,9 @@ export const singleToken = (query: SearchQuery): string | undefined =>
   query.words.length === 1 && query.words[0]!.alternatives.size === 1 ? query.words[0]!.token : undefined;
 
 /**
- * A matched organization's ranking facts: `names` is its name's tokens, a tab, its alternate name's,
- * a tab, and the tokens of the names of the terms it is classified under (its topics).
+ * A matched organization's ranking facts: `names` is its name's words (as search-text.ts reads them,
+ * before stemming), a tab, its alternate name's, a tab, the tokens of the names of the terms it is
+ * classified under (its topics), a tab, and those terms' positions.
  */
 export interface Candidate {
   position: number;
@@ -93,92 +94,127 @@ interface NameMatch {
   /** 0 the query exactly, 1 its words in another order, 2 the name starts with them, 3 in order, 4 anywhere. */
   order: number;
   extra: number;
+  /** Words searched for that the name holds only in another form of the word (veteran for veterans). */
+  inflected: number;
 }
 
-function matchName(tokens: readonly string[], query: SearchQuery): NameMatch | undefined {
+function matchName(words: readonly string[], query: SearchQuery): NameMatch | undefined {
+  const tokens = words.map(stem);
   let cost = 0;
+  let inflected = 0;
   let inOrder = true;
   let atStart = true;
   let last = -1;
   for (let index = 0; index < query.words.length; index++) {
-    const { alternatives } = query.words[index]!;
+    const { word, alternatives } = query.words[index]!;
     let found = -1;
     let foundCost = Infinity;
     for (let at = 0; at < tokens.length; at++) {
       const tokenCost = alternatives.get(tokens[at]!);
-      if (tokenCost !== undefined && tokenCost < foundCost) {
+      if (tokenCost === undefined) continue;
+      if (tokenCost < foundCost || (tokenCost === foundCost && words[at] === word && words[found] !== word)) {
         found = at;
         foundCost = tokenCost;
       }
     }
     if (found < 0) return undefined;
     cost += foundCost;
+    if (foundCost === 0 && words[found] !== word) inflected++;
     if (found <= last) inOrder = false;
     if (found !== index) atStart = false;
     last = found;
   }
   const extra = tokens.length - query.words.length;
   const order = extra <= 0 ? (atStart ? 0 : 1) : atStart ? 2 : inOrder ? 3 : 4;
-  return { cost, order, extra: Math.max(extra, 0) };
+  return { cost, order, extra: Math.max(extra, 0), inflected };
 }
 
 /** Ranking of a match whose names do not hold every word (it matched in its other text): after every name match. */
-const UNMATCHED: NameMatch = { cost: Infinity, order: 9, extra: Infinity };
+const UNMATCHED: NameMatch = { cost: Infinity, order: 9, extra: Infinity, inflected: 0 };
 
 /** The `order` of a name holding the words in the order searched (see matchName). */
 const IN_ORDER = 3;
-const NO_TOPIC = 2;
+/** How a match's classification fits the search: under a term named by its words, under the commonest term of the matches (searchCategory), under a term named by some of them, none. */
+const Topic = { named: 0, category: 1, partlyNamed: 2, none: 3 } as const;
 
 /** Which name matched: the organization's own name ranks ahead of an alternate name. */
 const Field = { name: 0, alternateName: 1, neither: 2 } as const;
 
 /**
+ * The term that the most matching names are classified under, when at least this share and number
+ * of them are, is taken as what the search is about: `4h club` finds mostly Youth Development -
+ * Agricultural, `youth soccer` Soccer.
+ */
+const CATEGORY_SHARE = 0.1;
+const CATEGORY_MIN = 3;
+
+/**
  * Matches in relevance order: organizations whose name (or alternate name) holds every word first,
- * by how much was corrected or completed (cost), then fewest other words in the name, then the words'
- * order (the exact name, then the words in another order, then names starting with them, then in
- * order, then anywhere), then list position.
+ * by how much was corrected or completed (cost); among those the name before the alternate name,
+ * then exact names, then names holding the words as typed before other forms of them, then those
+ * classified under what the search is about (a term whose name holds the words, or the one the most
+ * matching names are under), then fewest other words in the name, then the words' order (the exact
+ * name, then the words in another order, then names starting with them, then in order, then
+ * anywhere), then list position.
  */
 export function rankCandidates(candidates: Candidate[], query: SearchQuery): Candidate[] {
-  const scored = candidates.map((candidate) => {
-    const [name = '', alternateName = '', topics = ''] = candidate.names.split('\t');
+  const matched = candidates.map((candidate) => {
+    const [name = '', alternateName = '', topics = '', terms = ''] = candidate.names.split('\t');
     const byName = name === '' ? undefined : matchName(name.split(' '), query);
-    // Classification speaks for a name that holds the words in their order, not for one that only has them somewhere.
-    if (byName !== undefined) return { candidate, field: Field.name, best: byName, topic: byName.order <= IN_ORDER ? topicMatch(topics, query) : NO_TOPIC };
-    const byAlternateName = alternateName === '' ? undefined : matchName(alternateName.split(' '), query);
-    const field = byAlternateName === undefined ? Field.neither : Field.alternateName;
-    const topic = byAlternateName !== undefined && byAlternateName.order <= IN_ORDER ? topicMatch(topics, query) : NO_TOPIC;
-    return { candidate, field, best: byAlternateName ?? UNMATCHED, topic };
+    const byAlternateName = byName !== undefined || alternateName === '' ? undefined : matchName(alternateName.split(' '), query);
+    const field = byName !== undefined ? Field.name : byAlternateName !== undefined ? Field.alternateName : Field.neither;
+    return { candidate, field, best: byName ?? byAlternateName ?? UNMATCHED, topics, terms: terms === '' ? [] : terms.split(' ') };
   });
+  const category = searchCategory(matched.filter((match) => match.field !== Field.neither).map((match) => match.terms));
   // One number per match, its parts in order of weight, so that the sort compares numbers only.
-  const keys = scored.map(({ candidate, field, best, topic }) => {
+  const keys = matched.map(({ candidate, field, best, topics, terms }) => {
+    // Classification speaks for a name that holds the words in their order, not for one that only has them somewhere.
+    const topic = best.order > IN_ORDER ? Topic.none : topicMatch(topics, query, category !== undefined && terms.includes(category));
     const cost = Math.min(Math.round(best.cost * COST_STEPS), MAX_COST);
     const extra = Math.min(best.extra, MAX_EXTRA);
-    const coarse = ((((cost * 3 + field) * 2 + Number(extra > 0)) * 3 + topic) * (MAX_EXTRA + 1) + extra) * 10 + best.order;
+    const inflected = Math.min(best.inflected, MAX_INFLECTED);
+    const coarse = (((((cost * 3 + field) * 2 + Number(extra > 0)) * (MAX_INFLECTED + 1) + inflected) * 4 + topic) * (MAX_EXTRA + 1) + extra) * 10 + best.order;
     return coarse * POSITIONS + candidate.position;
   });
-  const order = scored.map((_, index) => index).sort((a, b) => keys[a]! - keys[b]!);
-  return order.map((index) => scored[index]!.candidate);
+  const order = matched.map((_, index) => index).sort((a, b) => keys[a]! - keys[b]!);
+  return order.map((index) => matched[index]!.candidate);
 }
 
 /** Costs are counted in hundredths, up to MAX_COST; extra words up to MAX_EXTRA; positions below POSITIONS (2^23). */
 const COST_STEPS = 100;
 const MAX_COST = 999;
 const MAX_EXTRA = 63;
+const MAX_INFLECTED = 3;
 const POSITIONS = 2 ** 23;
 
+/** The term (position, as text) that the most matching names are classified under, if enough are (CATEGORY_SHARE, CATEGORY_MIN). */
+function searchCategory(termsOfMatches: readonly string[][]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const terms of termsOfMatches) for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
+  let commonest: string | undefined;
+  let most = Math.ceil(Math.max(CATEGORY_MIN, termsOfMatches.length * CATEGORY_SHARE)) - 1;
+  for (const [term, count] of counts) {
+    if (count > most) {
+      commonest = term;
+      most = count;
+    }
+  }
+  return commonest;
+}
 
 /**
- * 0 when the organization's topics hold every word searched for, 1 some, 2 none. A short form (pta)
+ * How the organization's classification fits the search (Topic): its topics hold every word
+ * searched for, or it is in the search's category, or its topics hold some words. A short form (pta)
  * is held when most words of its phrase are (Parent Teacher Group).
  */
-function topicMatch(topics: string, query: SearchQuery): number {
-  if (topics === '') return 2;
+function topicMatch(topics: string, query: SearchQuery, inCategory: boolean): number {
+  if (topics === '') return Topic.none;
   // A string search, not a Set: this runs for thousands of matches per search.
   const line = ` ${topics} `;
   const has = (token: string) => line.includes(` ${token} `);
   const held = ({ token, phrase }: QueryWord) => has(token) || (phrase !== undefined && phrase.filter(has).length * 2 > phrase.length);
   const found = query.words.filter(held).length;
-  return found === query.words.length ? 0 : found > 0 ? 1 : 2;
+  return found === query.words.length ? Topic.named : inCategory ? Topic.category : found > 0 ? Topic.partlyNamed : Topic.none;
 }
 
 /** Corrections tried per word, and spellings of a whole search. */

@@ -8,7 +8,7 @@
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
  * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 7;
+export const SNAPSHOT_FORMAT = 8;
 
 /** The oldest format whose `organizations` table is as now, so that an import reads `last_modified` from it. */
 export const ORGANIZATIONS_TABLE_SINCE_FORMAT = 5;
@@ -32,7 +32,8 @@ export const PAGE_SIZE = 16_384;
  * ancestors; `facet_counts` the same counted over all organizations.
  *
  * `organization_search` gives each organization's search rank (by the number of tokens of its name,
- * then position) and its name's and alternate name's tokens, which search-query.ts ranks matches by;
+ * then position) and what search-query.ts ranks its matches by (see Candidate there): its name's and
+ * alternate name's words, and the terms it is classified under;
  * `search_vocabulary` the words of organization names, which searches are corrected and completed to.
  */
 const FULL_TEXT = "title, body, content='', tokenize='ascii'";

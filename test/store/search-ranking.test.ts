@@ -55,6 +55,22 @@ function describeRanking(label: string, open: (sample: DatasetSample) => Promise
       assert.deepEqual((await names(opened.store, 'goshen county 4-h foundation')).names, ['GOSHEN COUNTY 4-H FOUNDATION INC']);
     });
 
+    it('ranks names holding the words as typed before names holding another form of them', async () => {
+      assert.deepEqual((await names(opened.store, 'veteran', 2)).names, ['VETERAN BUILDING CHARITIES CORPORATION', 'VETERAN VILLAGE - AMNACS']);
+      const veterans = await names(opened.store, 'veterans', 20);
+      assert.equal(veterans.total, 81, 'both forms match');
+      assert.deepEqual(veterans.names.filter((name) => !/\bVETERANS\b/.test(name)), []);
+    });
+
+    it('ranks names under the term most matches are classified under ahead of names alike', async () => {
+      const page = await opened.store.organizations({ search: ['booster club'] }, { first: 1, count: 9 });
+      const found = page.items.map((json) => JSON.parse(json) as { name: string; classifications?: { code: string }[] });
+      const codes = found.map((organization) => organization.classifications?.map((term) => term.code).join(' '));
+      // 8 of the 38 booster clubs are B11 (Single Organization Support); BOBCAT BOOSTER CLUB (B12) has fewer words than most of them.
+      assert.deepEqual(codes.slice(0, 8), Array(8).fill('B11'));
+      assert.deepEqual([found[8]!.name, codes[8]], ['BOBCAT BOOSTER CLUB', 'B12']);
+    });
+
     it('does not correct short words, but suggests a spelling that matches', async () => {
       const page = await names(opened.store, 'boys & girs club douglas');
       assert.deepEqual({ total: page.total, suggestion: page.suggestion }, { total: 0, suggestion: 'boys & girls club douglas' });

@@ -58,7 +58,7 @@ async function facetRequestsOf(store: Store, requests: readonly FacetRequest[] |
 const parameters = {
   search: searchParameter(
     '`name`, `alternate_name` and `description`',
-    'best matches of the name first (see the profile: an exact name, then fewest other words, organizations classified under the words searched for, word order)',
+    'best matches of the name first (see the profile: an exact name, then the words as typed, organizations classified under what was searched for, fewest other words, word order)',
   ),
   taxonomy_term_id: textParameter(300, `Only organizations tagged with this term (exactly this term, as listed in their \`classifications\`). ${TERM_REFERENCE}`, [
     'ntee:P20',

@@ -9,7 +9,7 @@ import { SEARCHED_LISTS } from '../sqlite-schema.ts';
  *
  * A server reads only generations of its own format; a new layout means a new format and a publish.
  */
-export const GENERATION_FORMAT = 7;
+export const GENERATION_FORMAT = 8;
 
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
