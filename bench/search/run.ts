@@ -111,6 +111,8 @@ interface Outcome {
   success5: boolean;
   zero: boolean;
   ids: string[];
+  /** Its slowest time of the timed passes, to find what makes the upper percentiles. */
+  slowestMs: number;
 }
 
 async function measure(name: string, engine: Engine, set: QuerySet, judgments: Map<string, number>[], rounds: number) {
@@ -119,10 +121,12 @@ async function measure(name: string, engine: Engine, set: QuerySet, judgments: M
   for (const query of queries) await engine(query);
   const latencies: number[] = [];
   const first: Answer[] = [];
+  const slowest = queries.map(() => 0);
   for (let round = 0; round < rounds; round++) {
-    for (const query of queries) {
+    for (const [index, query] of queries.entries()) {
       const answer = await engine(query);
       latencies.push(answer.ms);
+      slowest[index] = Math.max(slowest[index]!, answer.ms);
       if (round === 0) first.push(answer);
     }
   }
@@ -130,7 +134,7 @@ async function measure(name: string, engine: Engine, set: QuerySet, judgments: M
     ...set.known.map((k, i): Outcome => {
       const { ids, zero } = first[i]!;
       const at = ids.indexOf(k.ein);
-      return { query: k.query, kind: 'known', variant: k.variant, rank: at === -1 ? null : at + 1, success5: at !== -1 && at < 5, zero, ids };
+      return { query: k.query, kind: 'known', variant: k.variant, rank: at === -1 ? null : at + 1, success5: at !== -1 && at < 5, zero, ids, slowestMs: slowest[i]! };
     }),
     ...set.topics.map((t, i): Outcome => {
       const { ids, zero } = first[set.known.length + i]!;
@@ -138,7 +142,8 @@ async function measure(name: string, engine: Engine, set: QuerySet, judgments: M
       const grades = ids.map((id) => relevant.get(id) ?? 0);
       const twos = Math.min(PER_PAGE, t.grade_2);
       const ideal = dcg([...Array<number>(twos).fill(2), ...Array<number>(Math.min(PER_PAGE - twos, t.grade_1)).fill(1)]);
-      return { query: t.query, kind: 'topic', ndcg: ideal === 0 ? 0 : dcg(grades) / ideal, success5: grades.slice(0, 5).some((g) => g > 0), zero, ids };
+      const slowestMs = slowest[set.known.length + i]!;
+      return { query: t.query, kind: 'topic', ndcg: ideal === 0 ? 0 : dcg(grades) / ideal, success5: grades.slice(0, 5).some((g) => g > 0), zero, ids, slowestMs };
     }),
   ];
   const known = outcomes.filter((o) => o.kind === 'known');

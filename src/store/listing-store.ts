@@ -48,8 +48,11 @@ export interface ListingBackend<Param> {
   items(listing: Listing<Param>, offset: number, limit: number, ranked: boolean): Promise<string[]>;
   /** Every item, in order (by relevance first when `ranked`), a batch at a time. */
   all(listing: Listing<Param>, ranked: boolean): Batches;
-  /** The first `limit` matches of an organization search (a listing with `candidates`) in list order, with what they are ranked by. */
-  candidates(listing: Listing<Param>, limit: number): Promise<Candidate[]>;
+  /**
+   * The first `limit` matches of an organization search (a listing with `candidates`) in list order,
+   * with what they are ranked by; `matches` is how many there are in all.
+   */
+  candidates(listing: Listing<Param>, limit: number, matches: number): Promise<Candidate[]>;
   /** The JSON of these positions of the listing's JSON table, in the order given. */
   jsonOf(listing: Listing<Param>, positions: readonly number[]): Promise<string[]>;
   /** A page of every organization, or of one membership list: a range of positions, its total known. */
@@ -126,7 +129,7 @@ export class ListingStore<Param> implements Store {
       yield* this.backend.all(listing, false);
       return;
     }
-    const window = await this.rankedWindow(listing, query);
+    const window = await this.rankedWindow(listing, query, await this.backend.count(listing));
     for (let start = 0; start < window.length; start += BATCH) yield await this.backend.jsonOf(listing, window.slice(start, start + BATCH).map((candidate) => candidate.position));
     if (window.length === RANKED_SEARCH_LIMIT) {
       const lastRank = Math.max(...window.map((candidate) => candidate.rank));
@@ -135,8 +138,8 @@ export class ListingStore<Param> implements Store {
   }
 
   /** The first RANKED_SEARCH_LIMIT matches of a search in list order (fewest name words first), ranked. */
-  private async rankedWindow(listing: Listing<Param>, query: SearchQuery): Promise<Candidate[]> {
-    return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT), query);
+  private async rankedWindow(listing: Listing<Param>, query: SearchQuery, matches: number): Promise<Candidate[]> {
+    return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, matches), query);
   }
 
   private membershipsOf(filter: OrganizationFilter) {
@@ -198,7 +201,7 @@ export class ListingStore<Param> implements Store {
     const start = range.first - 1;
     const end = start + range.count;
     const windowLength = Math.min(total, RANKED_SEARCH_LIMIT);
-    const items = start < windowLength ? await this.backend.jsonOf(listing, (await this.rankedWindow(listing, query)).slice(start, end).map((candidate) => candidate.position)) : [];
+    const items = start < windowLength ? await this.backend.jsonOf(listing, (await this.rankedWindow(listing, query, total)).slice(start, end).map((candidate) => candidate.position)) : [];
     if (end > windowLength) {
       const after = Math.max(start, windowLength);
       items.push(...(await this.backend.items(listing, after, end - after, false)));

@@ -123,6 +123,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return this.read(() => this.listings.facetCounts(listing, facets));
   }
 
+  /** The text index returns matches in rowid (rank) order however many there are. */
   async candidates(listing: Listing, limit: number): Promise<Candidate[]> {
     return this.read(() => this.listings.candidates(listing, limit));
   }

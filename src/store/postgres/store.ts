@@ -136,8 +136,14 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.runner.items(listing, offset, limit, ranked);
   }
 
-  candidates(listing: PgListing, limit: number): Promise<Candidate[]> {
-    return this.runner.candidates(listing, limit);
+  /**
+   * Matches that are many are found soonest by walking the index in rank order; few, by the text
+   * index and a sort. Spread evenly, the walk reads about limit × organizations / matches rows and
+   * the sort all the matches: the walk is cheaper when matches² exceeds limit × organizations.
+   */
+  candidates(listing: PgListing, limit: number, matches: number): Promise<Candidate[]> {
+    const walk = matches * matches > limit * this.facts.info.organizations;
+    return this.runner.candidates(listing, limit, walk, this.table('organization_search'));
   }
 
   jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
@@ -178,7 +184,8 @@ class PostgresBackend implements ListingBackend<unknown> {
       const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = s.position`;
       return {
         ...base,
-        from: `${this.table('organizations_text')} x JOIN ${this.table('organization_search')} s ON s.rank = x.position${modifiedJoin}`,
+        // A left join to a unique key, left out by the planner where nothing of `s` is used (counts, the first matches).
+        from: `${this.table('organizations_text')} x LEFT JOIN ${this.table('organization_search')} s ON s.rank = x.position${modifiedJoin}`,
         where: ['x.words @@ ?::tsquery', ...members.where, ...modified],
         params: [organizationTsquery(query), ...members.params, ...modifiedParams],
         order: 'x.position',
