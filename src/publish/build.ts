@@ -64,7 +64,8 @@ const organizationSortKey = (name: string): string => name.normalize('NFKC').toL
 export async function buildSnapshot(input: DatasetInput, target: string, options: BuildOptions = {}): Promise<BuildResult> {
   mkdirSync(dirname(target), { recursive: true });
   rmSync(target, { force: true });
-  const db = new DatabaseSync(target);
+  // Not in defensive mode (node:sqlite's default), which ignores journal_mode = OFF.
+  const db = new DatabaseSync(target, { defensive: false });
   try {
     const result = await writeSnapshot(db, input, options);
     db.close();
@@ -128,6 +129,8 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   setMeta.run(DatasetKey.format, String(SNAPSHOT_FORMAT));
   setMeta.run(DatasetKey.version, version);
   setMeta.run(DatasetKey.publishedAt, publishedAt);
+  setMeta.run(DatasetKey.organizations, String(published));
+  setMeta.run(DatasetKey.taxonomyTerms, String((db.prepare('SELECT count(*) AS n FROM taxonomy_terms').get() as { n: number }).n));
   return { version, publishedAt, organizations: published, ...counts };
 }
 

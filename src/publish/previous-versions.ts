@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
-import { DatasetKey, ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { openSnapshot, snapshotMeta } from '../store/snapshot-file.ts';
 
 /** What the live dataset knew of one organization. */
 export interface PreviousVersion {
@@ -35,9 +36,9 @@ export class PreviousVersions {
     if (snapshot === undefined) return PreviousVersions.none;
     let db: DatabaseSync | undefined;
     try {
-      db = new DatabaseSync(snapshot, { readOnly: true });
-      const format = db.prepare('SELECT value FROM dataset WHERE key = ?').get(DatasetKey.format) as { value: string } | undefined;
-      if (Number(format?.value) >= ORGANIZATIONS_TABLE_SINCE_FORMAT && Number(format?.value) <= SNAPSHOT_FORMAT) {
+      db = openSnapshot(snapshot);
+      const format = Number(snapshotMeta(db).format);
+      if (format >= ORGANIZATIONS_TABLE_SINCE_FORMAT && format <= SNAPSHOT_FORMAT) {
         return new PreviousVersions(db, 'SELECT content_hash, modified_at FROM organizations WHERE external_id = ?');
       }
     } catch {
@@ -53,7 +54,8 @@ export class PreviousVersions {
    */
   static async fromRows(rows: AsyncIterable<PreviousVersion>, file: string): Promise<PreviousVersions> {
     rmSync(file, { force: true });
-    const db = new DatabaseSync(file);
+    // Not in defensive mode, which would ignore journal_mode = OFF.
+    const db = new DatabaseSync(file, { defensive: false });
     const remove = () => rmSync(file, { force: true });
     try {
       db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;');

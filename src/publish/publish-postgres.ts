@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatasetInput } from '../hsds/records.ts';
@@ -12,6 +11,7 @@ import type { GenerationTable } from '../store/postgres/generation-schema.ts';
 import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
 import { PUBLISH_CHANNEL } from '../store/postgres/live.ts';
 import { SEARCHED_LISTS } from '../store/sqlite-schema.ts';
+import { openSnapshot, snapshotMeta } from '../store/snapshot-file.ts';
 import { buildSnapshot } from './build.ts';
 import type { BuildOptions } from './build.ts';
 import { PreviousVersions } from './previous-versions.ts';
@@ -156,18 +156,18 @@ export async function publishToPostgres(
   }
 }
 
-async function loadGeneration(client: pg.ClientBase, snapshotFile: string, result: { version: string; publishedAt: string }, options: Pick<BuildOptions, 'onProgress'>): Promise<number> {
-  const snapshot = new DatabaseSync(snapshotFile, { readOnly: true });
+async function loadGeneration(client: pg.ClientBase, snapshotFile: string, result: { version: string; publishedAt: string; taxonomies: number }, options: Pick<BuildOptions, 'onProgress'>): Promise<number> {
+  const snapshot = openSnapshot(snapshotFile);
   try {
-    const counts = (table: string) => (snapshot.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const meta = snapshotMeta(snapshot);
     const modified = snapshot.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as { oldest: string | null; newest: string | null };
-    const organizations = counts('organizations');
+    const organizations = meta.organizations!;
     await client.query('BEGIN');
     try {
       const inserted = await client.query<{ id: string }>(
         `INSERT INTO hsds.generations (format, version, published_at, organizations, taxonomies, taxonomy_terms, oldest_modified, newest_modified)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-        [GENERATION_FORMAT, result.version, result.publishedAt, organizations, counts('taxonomies'), counts('taxonomy_terms'), modified.oldest, modified.newest],
+        [GENERATION_FORMAT, result.version, result.publishedAt, organizations, result.taxonomies, meta.taxonomyTerms, modified.oldest, modified.newest],
       );
       const generation = Number(inserted.rows[0]!.id);
       const schema = generationSchema(generation);

@@ -1,8 +1,9 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
+import { SNAPSHOT_FORMAT } from './sqlite-schema.ts';
+import { openSnapshot, snapshotMeta } from './snapshot-file.ts';
 
 /**
  * The layout of a data directory of SQLite snapshots:
@@ -198,15 +199,12 @@ export async function verifySnapshot(path: string): Promise<void> {
 export function summarizeSnapshot(path: string): SnapshotSummary {
   let db: DatabaseSync | undefined;
   try {
-    db = new DatabaseSync(path, { readOnly: true });
-    const value = (key: string) => (db!.prepare('SELECT value FROM dataset WHERE key = ?').get(key) as { value: string } | undefined)?.value;
-    const format = value(DatasetKey.format);
-    if (format !== String(SNAPSHOT_FORMAT)) {
-      throw new DamagedSnapshot(path, `is of snapshot format ${format ?? 'unknown'}, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`);
+    db = openSnapshot(path);
+    const meta = snapshotMeta(db);
+    if (meta.format !== String(SNAPSHOT_FORMAT)) {
+      throw new DamagedSnapshot(path, `is of snapshot format ${meta.format ?? 'unknown'}, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`);
     }
-    // Positions are dense from 1: the last is the count, without reading every row.
-    const organizations = (db.prepare('SELECT coalesce(max(position), 0) AS n FROM organizations').get() as { n: number }).n;
-    return { version: value(DatasetKey.version)!, publishedAt: value(DatasetKey.publishedAt)!, organizations };
+    return { version: meta.version!, publishedAt: meta.publishedAt!, organizations: meta.organizations! };
   } catch (error) {
     if (error instanceof DamagedSnapshot) throw error;
     throw new DamagedSnapshot(path, `is not a readable snapshot (${(error as Error).message})`);

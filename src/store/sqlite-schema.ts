@@ -160,4 +160,7 @@ export const DatasetKey = {
   format: 'format',
   version: 'version',
   publishedAt: 'published_at',
+  /** Counted at build, so that opening a snapshot reads no table through. */
+  organizations: 'organizations',
+  taxonomyTerms: 'taxonomy_terms',
 } as const;

@@ -1,6 +1,7 @@
-import { DatabaseSync } from 'node:sqlite';
-import type { SQLInputValue, StatementSync } from 'node:sqlite';
-import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { SNAPSHOT_FORMAT } from './sqlite-schema.ts';
+import { openSnapshot, snapshotMeta } from './snapshot-file.ts';
+import type { SnapshotMeta } from './snapshot-file.ts';
 import { ListingRunner, organizationTextQuery, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
 import { isSearchAlone, membershipConditions } from './filter-plan.ts';
@@ -44,26 +45,25 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
 
   constructor(file: string) {
     this.file = file;
-    this.db = new DatabaseSync(file, { readOnly: true });
-    let meta: Map<string, string>;
+    this.db = openSnapshot(file);
+    let meta: SnapshotMeta;
     try {
-      meta = new Map((this.db.prepare('SELECT key, value FROM dataset').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
+      meta = snapshotMeta(this.db);
     } catch (error) {
       this.db.close();
       throw error;
     }
-    if (meta.get(DatasetKey.format) !== String(SNAPSHOT_FORMAT)) {
+    if (meta.format !== String(SNAPSHOT_FORMAT)) {
       this.db.close();
       throw new Error(`${file} is not a snapshot of format ${SNAPSHOT_FORMAT} (built by another version?); delete it to rebuild`);
     }
     this.taxonomies = this.db.prepare('SELECT position, id, code FROM taxonomies ORDER BY position').all() as unknown as TaxonomyRow[];
-    const count = (table: string) => (this.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     this.info = {
-      version: meta.get(DatasetKey.version)!,
-      publishedAt: meta.get(DatasetKey.publishedAt)!,
-      organizations: count('organizations'),
+      version: meta.version!,
+      publishedAt: meta.publishedAt!,
+      organizations: meta.organizations!,
       taxonomies: this.taxonomies.length,
-      taxonomyTerms: count('taxonomy_terms'),
+      taxonomyTerms: meta.taxonomyTerms!,
     };
     this.listings = new ListingRunner(this.db);
     this.facetLabels = facetLabels(

@@ -238,4 +238,24 @@ describe('building a snapshot', () => {
       directory.remove();
     }
   });
+
+  it('writes no rollback journal, and records its counts so that opening it reads no table through', async () => {
+    const directory = temporaryDirectory();
+    try {
+      const target = join(directory.path, 'a.sqlite');
+      const filesWhileWriting: string[][] = [];
+      await buildSnapshot(fixtureDataset(), target, { onProgress: () => filesWhileWriting.push(readdirSync(directory.path)) });
+      assert.deepEqual(filesWhileWriting, [['a.sqlite'], ['a.sqlite']]);
+      const db = new DatabaseSync(target, { readOnly: true });
+      try {
+        const meta = Object.fromEntries((db.prepare('SELECT key, value FROM dataset').all() as { key: string; value: string }[]).map((row) => [row.key, row.value]));
+        const count = (table: string) => String((db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);
+        assert.deepEqual([meta.organizations, meta.taxonomy_terms], [count('organizations'), count('taxonomy_terms')]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      directory.remove();
+    }
+  });
 });

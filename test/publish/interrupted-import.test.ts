@@ -27,19 +27,25 @@ describe('an import killed with SIGKILL', () => {
       assert.equal((await runCommand('import', data.path, [NATIVE_EXAMPLE])).code, 0);
       const live = currentSnapshotPath(data.path);
       const { app, stores } = await serveDataDir(data.path);
-      const importer = spawn(process.execPath, [CLI, 'import', '--progress', 'none', '--data-dir', data.path, largeSource(big.path)], { stdio: 'ignore' });
+      const importer = spawn(process.execPath, [CLI, 'import', '--progress', 'lines', '--data-dir', data.path, largeSource(big.path)], { stdio: ['ignore', 'pipe', 'pipe'] });
       const exited = new Promise((resolve) => importer.on('exit', resolve));
-      // Killed while writing, the moment its SQLite journal is seen (a journal lasts one transaction).
-      const writing = () => readdirSync(snapshotsPath(data.path)).some((name) => name.endsWith('.building-journal'));
-      const deadline = Date.now() + 20_000;
-      let wasWriting = writing();
-      while (!wasWriting && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        wasWriting = writing();
-      }
+      // Killed as it starts writing the snapshot: the moment it reports having read its sources.
+      let output = '';
+      await new Promise<void>((resolve) => {
+        const watch = (chunk: Buffer) => {
+          output += chunk.toString();
+          if (/^reading sources: /m.test(output)) resolve();
+        };
+        importer.stdout!.on('data', watch);
+        importer.stderr!.on('data', watch);
+        importer.on('exit', () => resolve());
+      });
+      const building = readdirSync(snapshotsPath(data.path)).filter((name) => name.endsWith('.building'));
       importer.kill('SIGKILL');
-      assert.ok(wasWriting, 'the import was writing');
       await exited;
+      assert.match(output, /^reading sources: /m, 'the import read its sources');
+      assert.doesNotMatch(output, /Published/, 'the import had not published');
+      assert.equal(building.length, 1, 'the import was writing its snapshot');
 
       assert.equal(currentSnapshotPath(data.path), live);
       assert.ok(existsSync(join(data.path, LOCK_FILE)), 'the killed import left its lock');
