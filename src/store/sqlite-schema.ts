@@ -8,7 +8,7 @@
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
  * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 8;
+export const SNAPSHOT_FORMAT = 9;
 
 /** The oldest format whose `organizations` table is as now, so that an import reads `last_modified` from it. */
 export const ORGANIZATIONS_TABLE_SINCE_FORMAT = 5;
