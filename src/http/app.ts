@@ -4,12 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import links, { API_PREFIX } from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
-import httpCaching, { notModified } from './plugins/app/http-caching.ts';
-import contentCoding from './plugins/app/content-coding.ts';
-import responseCache from './plugins/app/response-cache.ts';
-import compression from './plugins/app/compression.ts';
+import caching from './plugins/app/caching.ts';
 import responseHeaders from './plugins/app/response-headers.ts';
 import { requestId } from './request-id.ts';
+import { OneLinePerRequest } from './request-log.ts';
 import { DEFAULT_MAX_EXPORTS, checkRequestLimits, clientErrorHandler, closeConnectionsAsTheyIdle, createLimitedServer } from './limits.ts';
 import storePlugin from './plugins/app/store.ts';
 import streams from './plugins/app/streams.ts';
@@ -97,13 +95,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const trustProxy = fastifyTrustProxy(options.trustProxy ?? false);
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info', stream: logDestination() },
+    logController: new OneLinePerRequest(),
     trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkError,
     // Ids are checked before use (request-id.ts), so Fastify must not take the header as it is.
     requestIdHeader: false,
     genReqId: requestId,
-    serverFactory: (handler) => createLimitedServer(handler, { headersTimeoutMs: options.headersTimeoutMs, idleTimeoutMs: options.idleTimeoutMs }),
+    serverFactory: (handler) =>
+      createLimitedServer(
+        (request, response) => {
+          // A hit the caching component answers never reaches Fastify.
+          if (app.answerHit?.(request, response) !== true) handler(request, response);
+        },
+        { headersTimeoutMs: options.headersTimeoutMs, idleTimeoutMs: options.idleTimeoutMs },
+      ),
     clientErrorHandler,
     // A request that arrives on a kept-alive connection while the server shuts down is answered as
     // usual (with Connection: close), not with Fastify's own 503, which is not a problem document.
@@ -138,14 +144,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(turns, { budgetMs: DEFAULT_TURN_BUDGET_MS });
   await app.register(storePlugin, { stores: options.stores });
   await app.register(streams, { maxExports: options.maxExports ?? DEFAULT_MAX_EXPORTS });
-  const responseCacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
-  await app.register(contentCoding, { responsesCached: responseCacheBytes > 0 });
-  await app.register(httpCaching, { maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE });
-  // In this order: a cached response is sent already compressed, and the compression plugin leaves it;
-  // a 200 the client holds is kept by the response cache before it becomes a 304, and never compressed.
-  await app.register(responseCache, { maxBytes: responseCacheBytes });
-  await app.register(notModified);
-  await app.register(compression);
+  await app.register(caching, {
+    maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE,
+    responseCacheBytes: options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES,
+    stores: options.stores,
+    publicBaseUrl: options.publicBaseUrl,
+    hitsBeforeFastify: (options.publicBaseUrl !== undefined || trustProxy === false) && (options.rateLimitPerMinute ?? 0) === 0,
+  });
   await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 
   await app.register(

@@ -159,7 +159,7 @@ describe('no request starves another', () => {
     assert.equal((await get(port, `${API}/taxonomies?format=ndjson`)).status, 200);
   });
 
-  it('sheds requests with a 503 problem while the event loop lags, and still answers health probes', async () => {
+  it('sheds requests with a 503 problem while the event loop lags, and still answers health probes and cache hits', async () => {
     const { port } = await serve({ loadShedding: { maxEventLoopDelayMs: 50, sampleIntervalMs: 400 } });
     const served = async () => (await get(port, `${API}/organizations?per_page=1`)).status === 200;
     // Building the snapshot and the app lagged too: served once that has passed.
@@ -169,12 +169,18 @@ describe('no request starves another', () => {
     const until = performance.now() + 1000;
     while (performance.now() < until);
     await new Promise((resolve) => setTimeout(resolve, 0));
-    const [shed, healthz, readyz] = await Promise.all([get(port, `${API}/organizations?per_page=1`), get(port, '/healthz'), get(port, '/readyz')]);
+    const [shed, hit, healthz, readyz] = await Promise.all([
+      get(port, `${API}/organizations?per_page=1&page=2`),
+      get(port, `${API}/organizations?per_page=1`),
+      get(port, '/healthz'),
+      get(port, '/readyz'),
+    ]);
     assert.equal(shed.status, 503);
     assert.match(String(shed.headers['content-type']), /^application\/problem\+json/);
     assert.equal(shed.headers['retry-after'], '5');
     assert.equal(shed.headers['cache-control'], 'no-store');
     assert.match(JSON.parse(shed.body).detail, /overloaded/);
+    assert.equal(hit.status, 200, 'a response kept in the cache costs next to nothing: it is sent');
     assert.equal(healthz.status, 200);
     assert.equal(readyz.status, 200);
     // Once the lag has passed, requests are served again.

@@ -135,7 +135,7 @@ describe('response cache', () => {
     const codings: ContentCoding[] = ['identity', 'br', 'gzip'];
     const keys = pages.map((_, index) => `version\norigin\n/organizations?page=${index}`);
     for (const [index, page] of pages.entries()) {
-      const entry = cache.add(keys[index]!, '2026-01-01T00:00:00Z', 'application/json', Buffer.from(page))!;
+      const entry = cache.add(keys[index]!, '2026-01-01T00:00:00Z', 'application/json', Buffer.from(page), '/organizations')!;
       for (const coding of codings) cache.grew(entry.body(coding).added);
     }
     assert.ok(cache.size.bytes <= maxBytes, `${cache.size.bytes} bytes counted`);

@@ -17,7 +17,7 @@ export function varyOnEncoding(reply: FastifyReply): void {
 }
 
 /**
- * Compresses, in the coding chosen for the request (see content-coding), what the response cache did
+ * Compresses, in the coding chosen for the request (see codingFor in http-caching.ts), what the response cache did
  * not already send compressed: streamed lists, responses too large to keep, errors and the docs'
  * assets. A response with an ETag is always sent in that coding, because its ETag names the coding
  * (see http-caching); other bodies only from THRESHOLD bytes.
@@ -42,5 +42,5 @@ export default fp(
       return compressBuffer(body, coding);
     });
   },
-  { name: 'compression', dependencies: ['content-coding'] },
+  { name: 'compression', dependencies: ['http-caching'] },
 );

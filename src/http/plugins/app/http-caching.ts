@@ -1,13 +1,12 @@
 import { hash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import packageJson from '../../../../package.json' with { type: 'json' };
-import { HEALTH_PATHS } from '../../routes/health.ts';
-import { METRICS_PATH } from '../external/metrics.ts';
-import { API_PREFIX } from './links.ts';
-import { CODING_TAG_SUFFIX } from '../../encoding.ts';
+import { CODING_TAG_SUFFIX, negotiateCoding } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
+import type { Store } from '../../../store/store.ts';
 import { isStream, varyOnEncoding } from './compression.ts';
 
 /**
@@ -30,16 +29,38 @@ import { isStream, varyOnEncoding } from './compression.ts';
 export interface HttpCachingOptions {
   /** Seconds responses may be cached (Cache-Control max-age). */
   maxAge: number;
+  /** Whether the response cache keeps successful buffered responses. */
+  responsesCached: boolean;
 }
 
-const UNCACHED_PREFIXES = [`${API_PREFIX}/docs`, ...HEALTH_PATHS, METRICS_PATH];
-
-/** `route` is the request's routeOptions, when the caller has it already (Fastify makes a new one per read). */
+/**
+ * A GET or HEAD of a route that does not say `config: { cache: false }` (probes, metrics, the docs
+ * page). `route` is the request's routeOptions, when the caller has it already (Fastify makes a new
+ * one per read).
+ */
 export function isCacheableRequest(request: FastifyRequest, route = request.routeOptions): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  const url = route.url;
-  return url !== undefined && !UNCACHED_PREFIXES.some((prefix) => url.startsWith(prefix));
+  return route.url !== undefined && route.config.cache !== false;
 }
+
+/**
+ * The dataset of each store, once a request has read it: what a cache hit answered before Fastify
+ * (response-cache.ts) needs, known without waiting.
+ */
+const datasets = new WeakMap<Store, { version: string; publishedAt: string }>();
+export const knownDataset = (store: Store): { version: string; publishedAt: string } | undefined => datasets.get(store);
+
+/**
+ * Which content coding a response is sent in, decided once per request, before anything is sent: the
+ * ETag names it, the response cache keeps a body per coding, and compression makes it. Where a client
+ * accepts both brotli and gzip: brotli for a response the response cache keeps, since it is compressed
+ * once and sent many times and brotli is about a tenth smaller on JSON; gzip for a response made
+ * afresh on every request (a streamed list, an error, the docs' assets, or any response when the cache
+ * is off), since gzip costs about half as much CPU per response (see encoding.ts).
+ */
+export const codingFor = (headers: IncomingHttpHeaders, kept: boolean): ContentCoding => negotiateCoding(headers['accept-encoding'], kept ? 'br' : 'gzip');
+
+const isStreamedList = (request: FastifyRequest): boolean => (request.query as Record<string, unknown> | undefined)?.format === 'ndjson';
 
 /** The part of a representation that is not in its URL: the code that renders it and the link origin. */
 const representationTag = (origin: string): string => hash('sha1', `${packageJson.version}\n${origin}`, 'base64url').slice(0, 10);
@@ -51,8 +72,45 @@ function matchesAny(header: string, etag: string): boolean {
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque);
 }
 
+/** Whether a request's If-None-Match (or, without one, If-Modified-Since) says the client holds this response. */
+export function clientHolds(headers: IncomingHttpHeaders, etag: string, lastModified: string): boolean {
+  const ifNoneMatch = headers['if-none-match'];
+  if (ifNoneMatch !== undefined) return matchesAny(ifNoneMatch, etag);
+  const ifModifiedSince = headers['if-modified-since'];
+  return ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(lastModified);
+}
+
+/**
+ * The validators of a dataset version's responses from one link origin, in each coding. They change
+ * only with the dataset and the origin: the last ones are kept, so a hot path costs no hashing or
+ * date formatting.
+ */
+export class Validators {
+  private last: { version: string; origin: string; etags: Record<ContentCoding, string>; lastModified: string } | undefined;
+
+  of(version: string, publishedAt: string, origin: string, coding: ContentCoding): { etag: string; lastModified: string } {
+    let last = this.last;
+    if (last?.version !== version || last.origin !== origin) {
+      const tag = `${version}.${representationTag(origin)}`;
+      const etag = (coding: ContentCoding) => `"${tag}${CODING_TAG_SUFFIX[coding]}"`;
+      last = { version, origin, etags: { br: etag('br'), gzip: etag('gzip'), identity: etag('identity') }, lastModified: new Date(publishedAt).toUTCString() };
+      this.last = last;
+    }
+    return { etag: last.etags[coding], lastModified: last.lastModified };
+  }
+}
+
+/** Cache-Control of a successful cacheable response, and of a 400 or 404 (a fifth as long: a mistyped URL should not be remembered long). */
+export const successPolicy = (maxAge: number): string => `public, max-age=${maxAge}`;
+const errorPolicy = (maxAge: number): string => `public, max-age=${Math.floor(maxAge / 5)}`;
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    validators: Validators;
+  }
   interface FastifyContextConfig {
+    /** false: responses of this route are never cached (`no-store` is the route's to set). */
+    cache?: boolean;
     /**
      * For a route whose answer to the same URL comes in more than one form (the profile: JSON or a
      * page): the request header that chooses, and which form a request gets. The form is part of the
@@ -61,6 +119,9 @@ declare module 'fastify' {
     representation?: { vary: string; of: (request: FastifyRequest) => string };
   }
   interface FastifyRequest {
+    /** The content coding of this request's response (see codingFor). */
+    contentCoding(): ContentCoding;
+    negotiatedCoding?: ContentCoding;
     /**
      * Set when this request is cacheable: what its response is a function of (dataset, link origin)
      * and its validators, read once here for every later hook.
@@ -90,40 +151,29 @@ export function sendNotModified(reply: FastifyReply): FastifyReply {
 }
 
 export default fp<HttpCachingOptions>(
-  async (app, { maxAge }) => {
-    const successPolicy = `public, max-age=${maxAge}`;
-    const errorPolicy = `public, max-age=${Math.floor(maxAge / 5)}`;
-
-    // Validators change only with the dataset and the link origin: the last ones are reused, so a
-    // hot path costs no hashing or date formatting.
-    let last: { version: string; origin: string; etags: Record<ContentCoding, string>; lastModified: string } | undefined;
-    const validatorsOf = (version: string, publishedAt: string, origin: string, coding: ContentCoding) => {
-      if (last?.version !== version || last.origin !== origin) {
-        const tag = `${version}.${representationTag(origin)}`;
-        const etag = (coding: ContentCoding) => `"${tag}${CODING_TAG_SUFFIX[coding]}"`;
-        const etags = { br: etag('br'), gzip: etag('gzip'), identity: etag('identity') };
-        last = { version, origin, etags, lastModified: new Date(publishedAt).toUTCString() };
-      }
-      return { etag: last.etags[coding], lastModified: last.lastModified };
-    };
+  async (app, { maxAge, responsesCached }) => {
+    const success = successPolicy(maxAge);
+    const error = errorPolicy(maxAge);
+    app.decorate('validators', new Validators());
+    app.decorateRequest('negotiatedCoding', undefined);
+    app.decorateRequest('contentCoding', function (this: FastifyRequest): ContentCoding {
+      this.negotiatedCoding ??= codingFor(this.headers, responsesCached && isCacheableRequest(this) && !isStreamedList(this));
+      return this.negotiatedCoding;
+    });
 
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const route = request.routeOptions;
       if (!isCacheableRequest(request, route)) return;
       const { version, publishedAt } = await request.store.info();
+      if (!datasets.has(request.store)) datasets.set(request.store, { version, publishedAt });
       const origin = request.publicOrigin();
-      const validators = validatorsOf(version, publishedAt, origin, request.contentCoding());
+      const validators = app.validators.of(version, publishedAt, origin, request.contentCoding());
       const { lastModified } = validators;
       const forms = route.config.representation;
       const representation = forms?.of(request) ?? '';
       if (forms !== undefined) reply.header('vary', forms.vary);
       const etag = representation === '' ? validators.etag : `${validators.etag.slice(0, -1)}.${representation}"`;
-      const ifNoneMatch = request.headers['if-none-match'];
-      const ifModifiedSince = request.headers['if-modified-since'];
-      const notModified =
-        ifNoneMatch !== undefined
-          ? matchesAny(ifNoneMatch, etag)
-          : ifModifiedSince !== undefined && Date.parse(ifModifiedSince) >= Date.parse(lastModified);
+      const notModified = clientHolds(request.headers, etag, lastModified);
       request.cacheable = { version, publishedAt, origin, etag, lastModified, representation, notModified };
     });
 
@@ -131,17 +181,17 @@ export default fp<HttpCachingOptions>(
       if (reply.getHeader('cache-control') !== undefined) return payload;
       const status = reply.statusCode;
       if (request.cacheable !== undefined && status < 400) {
-        reply.header('cache-control', successPolicy);
+        reply.header('cache-control', success);
         if (status === 200 || status === 304) reply.headers({ etag: request.cacheable.etag, 'last-modified': request.cacheable.lastModified });
       } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404)) {
-        reply.header('cache-control', errorPolicy);
+        reply.header('cache-control', error);
       } else if (status >= 400) {
         reply.header('cache-control', 'no-store');
       }
       return payload;
     });
   },
-  { name: 'http-caching', dependencies: ['store', 'links', 'content-coding'] },
+  { name: 'http-caching', dependencies: ['store', 'links'] },
 );
 
 /**

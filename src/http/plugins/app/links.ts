@@ -21,14 +21,29 @@ const FALLBACK_ORIGIN = 'http://localhost';
  */
 function requestOrigin(request: FastifyRequest): string {
   // request.protocol and request.host honour X-Forwarded-* only when trustProxy is on.
-  const protocol = request.protocol === 'https' ? 'https' : 'http';
-  try {
-    const url = new URL(`${protocol}://${request.host}`);
-    if (url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '') return url.origin;
-  } catch {
-    // not a valid host
+  return originOf(request.protocol === 'https' ? 'https' : 'http', request.host);
+}
+
+/** Origins of the last hosts seen: a server is addressed by a few names, and parsing one is a URL parse per request. */
+const origins = new Map<string, string>();
+const ORIGINS_KEPT = 64;
+
+/** The origin of a protocol and a Host header (see requestOrigin). */
+export function originOf(protocol: 'http' | 'https', host: string | undefined): string {
+  const given = `${protocol}://${host}`;
+  let origin = origins.get(given);
+  if (origin === undefined) {
+    origin = FALLBACK_ORIGIN;
+    try {
+      const url = new URL(given);
+      if (url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '') origin = url.origin;
+    } catch {
+      // not a valid host
+    }
+    if (origins.size >= ORIGINS_KEPT) origins.clear();
+    origins.set(given, origin);
   }
-  return FALLBACK_ORIGIN;
+  return origin;
 }
 
 export interface LinksOptions {

@@ -1,8 +1,15 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 import { compressBuffer } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
-import { sendNotModified } from './http-caching.ts';
+import { tooLongTarget } from '../../limits.ts';
+import { logRequest } from '../../request-log.ts';
+import { REQUEST_ID_HEADER, requestId } from '../../request-id.ts';
+import type { StoreProvider } from '../../../store/store.ts';
+import { CORS_RESPONSE_HEADERS } from '../external/cors.ts';
+import { clientHolds, codingFor, knownDataset, sendNotModified } from './http-caching.ts';
+import { originOf } from './links.ts';
 
 /**
  * Finished responses, kept in memory and sent again without touching the store or rendering
@@ -40,11 +47,14 @@ function ownMemory(body: Buffer): Buffer {
 
 class CachedResponse {
   readonly contentType: string;
+  /** The route that made it, by its pattern (for /metrics). */
+  readonly route: string;
   private readonly bodies: Partial<Record<ContentCoding, Buffer>>;
   bytes: number;
 
-  constructor(contentType: string, identity: Buffer, keyLength: number) {
+  constructor(contentType: string, identity: Buffer, keyLength: number, route: string) {
     this.contentType = contentType;
+    this.route = route;
     this.bodies = { identity: ownMemory(identity) };
     this.bytes = identity.length + keyLength + ENTRY_OVERHEAD;
   }
@@ -79,10 +89,11 @@ export class ResponseCache {
   hits = 0;
   misses = 0;
 
-  get(key: string): CachedResponse | undefined {
+  /** `countMiss`: false where a miss is looked up again (see answerHit), so that it counts once. */
+  get(key: string, countMiss = true): CachedResponse | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) {
-      this.misses++;
+      if (countMiss) this.misses++;
       return undefined;
     }
     this.hits++;
@@ -96,14 +107,14 @@ export class ResponseCache {
    * Keeps a response of the dataset published at `publishedAt`. A newer dataset empties the cache;
    * a response of an older one (a request that began before the publish) is not kept.
    */
-  add(key: string, publishedAt: string, contentType: string, identity: Buffer): CachedResponse | undefined {
+  add(key: string, publishedAt: string, contentType: string, identity: Buffer, route: string): CachedResponse | undefined {
     if (publishedAt < this.publishedAt) return undefined;
     if (publishedAt > this.publishedAt) {
       this.entries.clear();
       this.bytes = 0;
       this.publishedAt = publishedAt;
     }
-    const entry = new CachedResponse(contentType, identity, key.length);
+    const entry = new CachedResponse(contentType, identity, key.length, route);
     if (entry.bytes > this.maxBytes / MAX_ENTRY_SHARE) return undefined;
     this.remove(key);
     this.entries.set(key, entry);
@@ -147,10 +158,36 @@ declare module 'fastify' {
     /** Where this request's response is to be kept, when it may be. */
     responseCacheKey?: string;
   }
+  interface FastifyInstance {
+    responseCache?: ResponseCache;
+    /**
+     * Answers a request from the response cache before Fastify sees it, when it can (see answerHit);
+     * false when the request is to go through Fastify.
+     */
+    answerHit?: (request: IncomingMessage, response: ServerResponse) => boolean;
+    /** Counts a response in /metrics (see metrics.ts), for responses sent outside Fastify. */
+    recordResponse?: (method: string, route: string, status: number, seconds: number) => void;
+  }
+}
+
+const cacheKey = (version: string, origin: string, url: string, representation: string): string => `${version}\n${origin}\n${normalisedTarget(url)}\n${representation}`;
+
+/** Headers of a 200 and of a 304 for a kept response, whichever path sends them (RFC 9110: a 304 carries the 200's validators, Cache-Control and Vary). */
+function validatorHeaders(cacheControl: string, etag: string, lastModified: string): Record<string, string> {
+  return { vary: 'Accept-Encoding', 'cache-control': cacheControl, etag, 'last-modified': lastModified };
+}
+
+export interface ResponseCacheOptions {
+  /** Bytes of bodies (all codings) the cache may hold; 0 turns it off. */
+  maxBytes: number;
+  /** Cache-Control of a kept response. */
+  cacheControl: string;
+  /** Where requests get their dataset; set when hits may be answered before Fastify (see answerHit). */
+  hitsBeforeFastify?: { stores: StoreProvider; publicBaseUrl: string | undefined };
 }
 
 export default fp<ResponseCacheOptions>(
-  async (app, { maxBytes }) => {
+  async (app, { maxBytes, cacheControl, hitsBeforeFastify }) => {
     if (maxBytes <= 0) return;
     const cache = new ResponseCache(maxBytes);
     app.decorate('responseCache', cache);
@@ -158,7 +195,7 @@ export default fp<ResponseCacheOptions>(
     app.addHook('onRequest', async (request: FastifyRequest, reply) => {
       const cacheable = request.cacheable;
       if (cacheable === undefined) return;
-      const key = `${cacheable.version}\n${cacheable.origin}\n${normalisedTarget(request.url)}\n${cacheable.representation}`;
+      const key = cacheKey(cacheable.version, cacheable.origin, request.url, cacheable.representation);
       const entry = cache.get(key);
       if (entry === undefined) {
         request.responseCacheKey = key;
@@ -179,7 +216,7 @@ export default fp<ResponseCacheOptions>(
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
       const { publishedAt } = request.cacheable!;
       const identity = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity);
+      const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity, request.routeOptions.url!);
       if (entry === undefined) return payload;
       const coding = request.contentCoding();
       if (coding === 'identity') return identity;
@@ -188,12 +225,69 @@ export default fp<ResponseCacheOptions>(
       reply.header('content-encoding', coding);
       return body;
     });
-  },
-  { name: 'response-cache', dependencies: ['http-caching', 'store', 'links', 'content-coding'] },
-);
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    responseCache?: ResponseCache;
-  }
-}
+    if (hitsBeforeFastify === undefined) return;
+    const { stores, publicBaseUrl } = hitsBeforeFastify;
+    const configuredOrigin = publicBaseUrl === undefined ? undefined : new URL(publicBaseUrl).origin;
+    let closing = false;
+    app.addHook('preClose', (done) => {
+      closing = true;
+      done();
+    });
+
+    /**
+     * A hit answered as the hooks above and the app's other plugins would answer it (the same status,
+     * headers and body; test/http/hits-before-fastify.test.ts compares the two), without Fastify's
+     * routing, hooks and reply objects, which cost most of a hit's time. Only a GET or HEAD of a
+     * response kept for one form (not the profile, which varies by Accept) from a dataset a request
+     * has read already, and only while the server is not closing; anything else (a miss, a request
+     * Fastify would refuse) goes through Fastify. Hits take no turn (turns.ts) and are never shed:
+     * they cost next to nothing. Counted in /metrics and logged like any request.
+     */
+    app.decorate('answerHit', (request: IncomingMessage, response: ServerResponse): boolean => {
+      const method = request.method;
+      if ((method !== 'GET' && method !== 'HEAD') || closing) return false;
+      const started = performance.now();
+      const url = request.url!;
+      const headers = request.headers;
+      if (tooLongTarget(url) !== undefined || headers.host === undefined || headers['transfer-encoding'] !== undefined) return false;
+      if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return false;
+      const lease = stores.acquire();
+      const dataset = knownDataset(lease.store);
+      lease.release();
+      if (dataset === undefined) return false;
+      // This server speaks plain HTTP (TLS ends at a proxy), and takes no X-Forwarded-* here (see its options).
+      const origin = configuredOrigin ?? originOf('http', headers.host);
+      const entry = cache.get(cacheKey(dataset.version, origin, url, ''), false);
+      if (entry === undefined) return false;
+      const coding = codingFor(headers, true);
+      const { etag, lastModified } = app.validators.of(dataset.version, dataset.publishedAt, origin, coding);
+      const id = requestId(request);
+      const head: Record<string, string | number> = {
+        [REQUEST_ID_HEADER]: id,
+        'x-content-type-options': 'nosniff',
+        ...CORS_RESPONSE_HEADERS,
+        ...validatorHeaders(cacheControl, etag, lastModified),
+      };
+      let status = 304;
+      if (clientHolds(headers, etag, lastModified)) {
+        response.writeHead(304, head);
+        response.end();
+      } else {
+        status = 200;
+        const { body, added } = entry.body(coding);
+        if (added > 0) cache.grew(added);
+        head['content-type'] = entry.contentType;
+        if (coding !== 'identity') head['content-encoding'] = coding;
+        head['content-length'] = body.length;
+        response.writeHead(200, head);
+        response.end(method === 'HEAD' ? undefined : body);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      app.recordResponse?.(method, entry.route, status, seconds);
+      logRequest(app.log, method, url, status, seconds * 1000, id);
+      return true;
+    });
+  },
+  { name: 'response-cache', dependencies: ['http-caching', 'store', 'links'] },
+);

@@ -2,6 +2,12 @@ import fp from 'fastify-plugin';
 import cors from '@fastify/cors';
 import { READ_METHODS } from '../../problem.ts';
 
+/** Exposed to scripts of other origins: the validators a client needs for revalidation, and more. */
+const EXPOSED_HEADERS = ['ETag', 'Last-Modified', 'Location', 'X-Request-Id'];
+
+/** What the plugin adds to the answer of any request of a route with CORS (see answerHit in response-cache.ts). */
+export const CORS_RESPONSE_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') } as const;
+
 /**
  * A public, read-only API without credentials: any origin may read it from a browser. Every OPTIONS
  * is answered here, as a preflight (which browsers may cache for a day) and with `Allow`; the
@@ -13,7 +19,7 @@ export default fp(
       origin: '*',
       credentials: false,
       methods: READ_METHODS,
-      exposedHeaders: ['ETag', 'Last-Modified', 'Location', 'X-Request-Id'],
+      exposedHeaders: EXPOSED_HEADERS,
       maxAge: 86_400,
       hook: 'onRequest',
       strictPreflight: false,

@@ -31,23 +31,30 @@ export interface DocsOptions {
 export default fp<DocsOptions>(
   async (app, options) => {
     const mountPath = options.publicBaseUrl === undefined ? '' : new URL(options.publicBaseUrl).pathname.replace(/\/+$/, '');
-    await app.register(swaggerUi, {
-      // Both /docs and /docs/ answer (the app ignores trailing slashes; the page's asset URLs work from either).
-      routePrefix: DOCS_PATH,
-      indexPrefix: mountPath,
-      theme: { title: 'hsds-org-api: API documentation' },
-      staticCSP: CONTENT_SECURITY_POLICY,
-      uiConfig: {
-        // The page reads the served document (its `servers` entry is this server's URL), not the
-        // plugin's own /docs/json copy: given `urls`, Swagger UI loads only the listed document.
-        // A path from the root, so it resolves the same from /docs and /docs/.
-        urls: [{ url: `${mountPath}${OPENAPI_PATH}`, name: 'hsds-org-api (HSDS 3.0 profile)' }],
-        displayOperationId: true,
-        displayRequestDuration: true,
-      },
-      // The plugin's own copies (/docs/json, /docs/yaml) say where this server is, like openapi.json.
-      transformSpecificationClone: false,
-      transformSpecification: (document, request) => ({ ...document, servers: [{ url: request.apiUrl() }] }),
+    // In a scope of its own, so that only the page's routes are marked: its assets are answered
+    // afresh, never kept or given validators of the dataset.
+    await app.register(async (page) => {
+      page.addHook('onRoute', (route) => {
+        route.config = { ...route.config, cache: false };
+      });
+      await page.register(swaggerUi, {
+        // Both /docs and /docs/ answer (the app ignores trailing slashes; the page's asset URLs work from either).
+        routePrefix: DOCS_PATH,
+        indexPrefix: mountPath,
+        theme: { title: 'hsds-org-api: API documentation' },
+        staticCSP: CONTENT_SECURITY_POLICY,
+        uiConfig: {
+          // The page reads the served document (its `servers` entry is this server's URL), not the
+          // plugin's own /docs/json copy: given `urls`, Swagger UI loads only the listed document.
+          // A path from the root, so it resolves the same from /docs and /docs/.
+          urls: [{ url: `${mountPath}${OPENAPI_PATH}`, name: 'hsds-org-api (HSDS 3.0 profile)' }],
+          displayOperationId: true,
+          displayRequestDuration: true,
+        },
+        // The plugin's own copies (/docs/json, /docs/yaml) say where this server is, like openapi.json.
+        transformSpecificationClone: false,
+        transformSpecification: (document, request) => ({ ...document, servers: [{ url: request.apiUrl() }] }),
+      });
     });
   },
   { name: 'docs', dependencies: ['openapi', 'links'] },

@@ -145,23 +145,26 @@ export default fp<MetricsOptions>(
     // The series of each (method, route, status), bound once: prom-client checks and hashes the
     // labels on every unbound call.
     const series = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
-    // A callback hook: Fastify runs it without making and awaiting a promise per response.
-    app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? 'unmatched';
-      const key = `${request.method} ${reply.statusCode} ${route}`;
+    const record = (method: string, route: string, status: number, seconds: number) => {
+      const key = `${method} ${status} ${route}`;
       let bound = series.get(key);
       if (bound === undefined) {
-        const labels = { method: request.method, route, status: String(reply.statusCode) };
+        const labels = { method, route, status: String(status) };
         bound = { count: requests.labels(labels), duration: durations.labels(labels) };
         series.set(key, bound);
       }
       bound.count.inc();
-      bound.duration.observe(reply.elapsedTime / 1000);
+      bound.duration.observe(seconds);
+    };
+    app.decorate('recordResponse', record);
+    // A callback hook: Fastify runs it without making and awaiting a promise per response.
+    app.addHook('onResponse', (request, reply, done) => {
+      record(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
 
     if (listener === undefined) {
-      app.get(METRICS_PATH, { schema: { hide: true }, config: { cors: false } }, async (_request, reply) =>
+      app.get(METRICS_PATH, { schema: { hide: true }, config: { cors: false, cache: false } }, async (_request, reply) =>
         reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics()),
       );
       // A route of its own, so no CORS preflight is answered for it either.

@@ -1,0 +1,22 @@
+import { LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+
+/**
+ * The access log: one line per request at `info`, whichever path answered it: Fastify (through
+ * OneLinePerRequest) or the caching component before Fastify (response-cache.ts). `reqId` is given
+ * where the logger does not carry it already.
+ */
+export function logRequest(log: FastifyBaseLogger, method: string, url: string, statusCode: number, responseTimeMs: number, reqId?: string): void {
+  const line = { req: { method, url }, res: { statusCode }, responseTime: responseTimeMs };
+  log.info(reqId === undefined ? line : { reqId, ...line }, 'request completed');
+}
+
+/** Fastify's request logging with one line per request (its own writes two: one as it comes, one when answered). */
+export class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) super.requestCompleted(error, request, reply);
+    else logRequest(request.log, request.method, request.url, reply.statusCode, reply.elapsedTime);
+  }
+}
