@@ -187,8 +187,12 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
         order: 'organizations_text.rowid',
         position: 's.position',
         candidates: { rank: 'organizations_text.rowid', names: 's.names' },
-        length:
-          token !== undefined && isSearchAlone(filter, memberships) ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] } : undefined,
+        // Searched alone, the text index counts its matches without the join (a tenth of the time).
+        length: !isSearchAlone(filter, memberships)
+          ? undefined
+          : token !== undefined
+            ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] }
+            : { sql: 'SELECT count(*) AS n FROM organizations_text WHERE organizations_text MATCH ?', params: [organizationTextQuery(query)] },
       };
     }
     const [membership, ...others] = memberships;
