@@ -10,10 +10,8 @@ import type { SearchWords } from './store.ts';
  *   (fewer than 20, and a twentieth as many as hold a word one or two edits away): the names' words
  *   one edit away, for words of 5 letters or more, or two edits for 9 or more (cost: the edits) —
  *   never for shorter words, which have too many neighbours;
- * - for the last word, of 3 letters or more, unless 100 or more names hold it (a word typed whole,
- *   whose completions would only add the cost of reading their lists): the names' words it begins
- *   (cost 1, and a little more the fewer organizations hold the completion), so a search can be
- *   typed unfinished.
+ * - for the last word, of 3 letters or more: the names' words it begins (cost 1, and a little more the
+ *   fewer organizations hold the completion), so a search can be typed unfinished.
  * A search's total counts every organization matched so.
  */
 
@@ -27,8 +25,6 @@ const MAX_COMPLETIONS = 10;
 const MISSPELLING_RATIO = 20;
 /** A word held by this many organizations is taken as spelt right, and its neighbours are not looked for (which takes milliseconds). */
 const SURELY_SPELT_RIGHT = 20;
-/** A last word held by this many organizations is taken as typed whole, and not completed. */
-const SURELY_WHOLE = 100;
 
 export interface QueryWord {
   /** As typed (folded), and its token. */
@@ -65,7 +61,7 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary): 
           .slice(0, MAX_CORRECTIONS)
           .forEach((match) => offer(match.token, match.distance));
       }
-      if (index === typed.length - 1 && word.length >= PREFIX_MIN_LENGTH && held < SURELY_WHOLE) {
+      if (index === typed.length - 1 && word.length >= PREFIX_MIN_LENGTH) {
         const completions = vocabulary.completions(word, MAX_COMPLETIONS);
         completions.forEach((match, rank) => offer(match.token, 1 + rank / (2 * MAX_COMPLETIONS)));
       }
