@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { StoreProvider } from '../../../store/store.ts';
 import { clientErrorHandler, createLimitedServer } from '../../limits.ts';
 import { writeProblem } from '../../problem.ts';
@@ -27,6 +27,87 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The server of the metrics port, when one is configured (listening once the app is ready). */
     metricsServer?: Server;
+  }
+}
+
+/** A metric as prom-client's Registry reads it out (what its own Counter and Histogram give). */
+interface MetricReadout {
+  name: string;
+  help: string;
+  type: 'counter' | 'histogram';
+  /** How the workers' values are merged (prom-client's AggregatorRegistry). */
+  aggregator: 'sum';
+  values: { labels: Record<string, string | number>; value: number; metricName?: string }[];
+}
+
+/** One (method, route, status): its requests, their total duration, and how many took each bucket's bound or less (not cumulative). */
+interface RequestSeries {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  buckets: Float64Array;
+}
+
+/**
+ * `hsds_http_requests_total` and `hsds_http_request_duration_seconds`, counted with plain arithmetic
+ * and read out in prom-client's own form (a counter and a histogram): prom-client's labelled
+ * metrics check and hash their labels on every call, which cost a cache hit a third of its time.
+ */
+class RequestMetrics {
+  private readonly series = new Map<string, RequestSeries>();
+
+  record(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.series.get(key);
+    if (series === undefined) {
+      series = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(DURATION_BUCKETS.length) };
+      this.series.set(key, series);
+    }
+    series.count++;
+    series.sum += seconds;
+    const bucket = DURATION_BUCKETS.findIndex((bound) => seconds <= bound);
+    if (bucket !== -1) series.buckets[bucket]!++;
+  }
+
+  /** Metric objects for a prom-client Registry (registerMetric reads `name`, `get` and `reset`). */
+  metrics() {
+    const all = () => [...this.series.values()];
+    const reset = () => this.series.clear();
+    const requests = {
+      name: 'hsds_http_requests_total',
+      reset,
+      get: async (): Promise<MetricReadout> => ({
+        name: 'hsds_http_requests_total',
+        help: 'HTTP requests answered',
+        type: 'counter',
+        aggregator: 'sum',
+        values: all().map((series) => ({ labels: series.labels, value: series.count })),
+      }),
+    };
+    const name = 'hsds_http_request_duration_seconds';
+    const durations = {
+      name,
+      reset,
+      get: async (): Promise<MetricReadout> => ({
+        name,
+        help: 'Time from the request arriving to the response sent',
+        type: 'histogram',
+        aggregator: 'sum',
+        values: all().flatMap((series) => {
+          let below = 0;
+          return [
+            ...DURATION_BUCKETS.map((bound, index) => {
+              below += series.buckets[index]!;
+              return { labels: { ...series.labels, le: bound }, value: below, metricName: `${name}_bucket` };
+            }),
+            { labels: { ...series.labels, le: '+Inf' }, value: series.count, metricName: `${name}_bucket` },
+            { labels: series.labels, value: series.sum, metricName: `${name}_sum` },
+            { labels: series.labels, value: series.count, metricName: `${name}_count` },
+          ];
+        }),
+      }),
+    };
+    return [requests, durations];
   }
 }
 
@@ -76,15 +157,9 @@ export default fp<MetricsOptions>(
   async (app, { stores, listener }) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
-    const labelNames = ['method', 'route', 'status'] as const;
-    const requests = new Counter({ name: 'hsds_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
-    const durations = new Histogram({
-      name: 'hsds_http_request_duration_seconds',
-      help: 'Time from the request arriving to the response sent',
-      labelNames,
-      buckets: DURATION_BUCKETS,
-      registers: [registry],
-    });
+    const requestMetrics = new RequestMetrics();
+    // prom-client takes any object that reads out as a metric; its types name only its own classes.
+    for (const metric of requestMetrics.metrics()) registry.registerMetric(metric as unknown as Parameters<Registry['registerMetric']>[0]);
     const cacheCounter = (name: string, help: string, read: (cache: { hits: number; misses: number }) => number) =>
       new Counter({
         name,
@@ -142,20 +217,7 @@ export default fp<MetricsOptions>(
     datasetGauge('hsds_dataset_published_timestamp_seconds', 'When the dataset served was published', () => dataset.publishedAt);
     datasetGauge('hsds_dataset_organizations', 'Published organizations in the dataset served', () => dataset.organizations);
 
-    // The series of each (method, route, status), bound once: prom-client checks and hashes the
-    // labels on every unbound call.
-    const series = new Map<string, { count: { inc(): void }; duration: { observe(seconds: number): void } }>();
-    const record = (method: string, route: string, status: number, seconds: number) => {
-      const key = `${method} ${status} ${route}`;
-      let bound = series.get(key);
-      if (bound === undefined) {
-        const labels = { method, route, status: String(status) };
-        bound = { count: requests.labels(labels), duration: durations.labels(labels) };
-        series.set(key, bound);
-      }
-      bound.count.inc();
-      bound.duration.observe(seconds);
-    };
+    const record = (method: string, route: string, status: number, seconds: number) => requestMetrics.record(method, route, status, seconds);
     app.decorate('recordResponse', record);
     // A callback hook: Fastify runs it without making and awaiting a promise per response.
     app.addHook('onResponse', (request, reply, done) => {
