@@ -25,6 +25,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { parseArgs } from 'node:util';
+import type { RecordedResponse } from './lib/recorded-response.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 
@@ -88,14 +89,8 @@ async function startApi(name: string, checkout: string, dataDir: string, extra: 
   throw new Error(`${name} was not ready within 60 s`);
 }
 
-interface Recorded {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 /** The answer's status, headers and body bytes as sent (node:http leaves the body compressed). */
-function record(port: number, headers: Record<string, string>): Promise<Recorded> {
+function record(port: number, headers: Record<string, string>): Promise<RecordedResponse> {
   return new Promise((resolvePromise, reject) => {
     httpRequest({ host: '127.0.0.1', port, path: values.path, headers }, (response) => {
       const chunks: Buffer[] = [];
@@ -115,7 +110,7 @@ function record(port: number, headers: Record<string, string>): Promise<Recorded
 }
 
 /** nginx, one worker, answering every request with the recorded answer: the body as a file, the headers added. */
-async function startNginx(recorded: Recorded, directory: string): Promise<Target> {
+async function startNginx(recorded: RecordedResponse, directory: string): Promise<Target> {
   const port = nextPort++;
   writeFileSync(join(directory, 'response.body'), Buffer.from(recorded.body, 'base64'));
   const added = Object.entries(recorded.headers)

@@ -6,21 +6,14 @@
  *
  * where response.json is { status, headers, body (base64) }. Prints "ready" when it listens.
  */
-import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-
-interface RecordedResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
+import { readRecordedResponse } from './recorded-response.ts';
 
 const [file, port] = process.argv.slice(2);
-const recorded = JSON.parse(readFileSync(file!, 'utf8')) as RecordedResponse;
-const body = Buffer.from(recorded.body, 'base64');
+const recorded = readRecordedResponse(file!);
 
 createServer((request, response) => {
   request.resume();
   response.writeHead(recorded.status, recorded.headers);
-  response.end(body);
+  response.end(recorded.body);
 }).listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'));
