@@ -95,6 +95,15 @@ describe('a cache hit answered before Fastify', () => {
     });
   }
 
+  it('sends a kept page with the headers its route set for it (the security policy of the profile page)', async () => {
+    const url = `${API}/profile`;
+    const headers = { accept: 'text/html', host: `127.0.0.1:${port}` };
+    const made = await overSocket(port, 'GET', url, headers);
+    assert.match(String(made.headers['content-security-policy']), /default-src 'none'/);
+    const kept = [await overSocket(port, 'GET', url, headers), await app.inject({ method: 'GET', url, headers })];
+    for (const answer of kept) assert.equal(answer.headers['content-security-policy'], made.headers['content-security-policy']);
+  });
+
   it('answered the hits before Fastify, and counted them in /metrics', async () => {
     assert.ok(answeredBeforeFastify > 100, `${answeredBeforeFastify} answered before Fastify`);
     const before = answeredBeforeFastify;

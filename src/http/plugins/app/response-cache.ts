@@ -45,15 +45,21 @@ function ownMemory(body: Buffer): Buffer {
   return copy;
 }
 
+/** Headers a route may set that describe its representation, kept with it (the profile page's policy). */
+const REPRESENTATION_HEADERS = ['content-security-policy', 'content-language', 'content-disposition'] as const;
+
 class CachedResponse {
   readonly contentType: string;
+  /** The route's REPRESENTATION_HEADERS, sent again with every hit. */
+  readonly headers: Record<string, string>;
   /** The route that made it, by its pattern (for /metrics). */
   readonly route: string;
   private readonly bodies: Partial<Record<ContentCoding, Buffer>>;
   bytes: number;
 
-  constructor(contentType: string, identity: Buffer, keyLength: number, route: string) {
+  constructor(contentType: string, headers: Record<string, string>, identity: Buffer, keyLength: number, route: string) {
     this.contentType = contentType;
+    this.headers = headers;
     this.route = route;
     this.bodies = { identity: ownMemory(identity) };
     this.bytes = identity.length + keyLength + ENTRY_OVERHEAD;
@@ -107,14 +113,14 @@ export class ResponseCache {
    * Keeps a response of the dataset published at `publishedAt`. A newer dataset empties the cache;
    * a response of an older one (a request that began before the publish) is not kept.
    */
-  add(key: string, publishedAt: string, contentType: string, identity: Buffer, route: string): CachedResponse | undefined {
+  add(key: string, publishedAt: string, contentType: string, identity: Buffer, route: string, headers: Record<string, string> = {}): CachedResponse | undefined {
     if (publishedAt < this.publishedAt) return undefined;
     if (publishedAt > this.publishedAt) {
       this.entries.clear();
       this.bytes = 0;
       this.publishedAt = publishedAt;
     }
-    const entry = new CachedResponse(contentType, identity, key.length, route);
+    const entry = new CachedResponse(contentType, headers, identity, key.length, route);
     if (entry.bytes > this.maxBytes / MAX_ENTRY_SHARE) return undefined;
     this.remove(key);
     this.entries.set(key, entry);
@@ -207,7 +213,7 @@ export default fp<ResponseCacheOptions>(
       const { body, added } = entry.body(coding);
       if (added > 0) cache.grew(added);
       if (coding !== 'identity') reply.header('content-encoding', coding);
-      return reply.code(200).type(entry.contentType).send(body);
+      return reply.code(200).type(entry.contentType).headers(entry.headers).send(body);
     });
 
     app.addHook('onSend', async (request, reply, payload) => {
@@ -216,7 +222,12 @@ export default fp<ResponseCacheOptions>(
       if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
       const { publishedAt } = request.cacheable!;
       const identity = typeof payload === 'string' ? Buffer.from(payload) : payload;
-      const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity, request.routeOptions.url!);
+      const headers: Record<string, string> = {};
+      for (const name of REPRESENTATION_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity, request.routeOptions.url!, headers);
       if (entry === undefined) return payload;
       const coding = request.contentCoding();
       if (coding === 'identity') return identity;
@@ -278,6 +289,7 @@ export default fp<ResponseCacheOptions>(
         const { body, added } = entry.body(coding);
         if (added > 0) cache.grew(added);
         head['content-type'] = entry.contentType;
+        Object.assign(head, entry.headers);
         if (coding !== 'identity') head['content-encoding'] = coding;
         head['content-length'] = body.length;
         response.writeHead(200, head);
