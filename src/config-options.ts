@@ -127,6 +127,12 @@ export const CONFIG_OPTIONS = {
     help: 'milliseconds of event-loop delay (mean over a second) past which requests other than health probes get a 503 (0: never shed)',
     commands: ['serve'],
   },
+  workers: {
+    env: 'WORKERS',
+    default: '1',
+    help: 'processes serving the port together, each following publishes on its own (one per core at most; with PostgreSQL each has its own pool)',
+    commands: ['serve'],
+  },
   'shutdown-timeout': {
     env: 'SHUTDOWN_TIMEOUT',
     default: '10',

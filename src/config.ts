@@ -44,6 +44,8 @@ export interface ServeConfig {
   maxEventLoopDelayMs: number;
   /** How long responses under way may take to finish once a shutdown begins. */
   shutdownTimeoutMs: number;
+  /** Processes serving the port together (serve --workers). */
+  workers: number;
   /** What the root object says about this feed beyond HSDS's required fields; only what the operator set. */
   rootDetails: RootDetails;
 }
@@ -246,6 +248,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     maxExports: parseInteger('max exports', setting('max-exports'), 1, 10_000),
     maxEventLoopDelayMs: parseInteger('max event loop delay', setting('max-event-loop-delay'), 0, 60_000, ' number of milliseconds'),
     shutdownTimeoutMs: parseInteger('shutdown timeout', setting('shutdown-timeout'), 1, 3600, ' number of seconds') * 1000,
+    workers: parseInteger('workers', setting('workers'), 1, 256),
     rootDetails: parseRootDetails(setting),
   };
 }

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import closeWithGrace from 'close-with-grace';
 import pg from 'pg';
 import { buildApp } from '../http/app.ts';
@@ -10,6 +11,7 @@ import { recoveryAdvice } from './use.ts';
 import type { StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
 import type { ServeConfig } from '../config.ts';
+import { runWorkers, WORKER_STOP } from './workers.ts';
 
 type Log = { info(message: string): void; error(message: string): void };
 
@@ -72,10 +74,19 @@ async function prepareDataDirectory(config: ServeConfig, write: (line: string) =
   return 1;
 }
 
-/** `serve`: the API over the live dataset (SQLite snapshots or PostgreSQL), following each new publish. */
+/**
+ * `serve`: the API over the live dataset (SQLite snapshots or PostgreSQL), following each new
+ * publish; with `--workers N`, N processes (cli/workers.ts) that the dataset is prepared for once.
+ */
 export async function runServe(config: ServeConfig, write: (line: string) => void): Promise<number> {
+  if (cluster.isWorker) return serveHere(config, write);
   const code = config.database === undefined ? await prepareDataDirectory(config, write) : await prepareDatabase(config, write);
   if (code !== 0) return code;
+  return config.workers > 1 ? runWorkers(config.workers, write) : serveHere(config, write);
+}
+
+/** Serves the prepared dataset from this process until SIGTERM or SIGINT (or, in a worker, the primary's word). */
+async function serveHere(config: ServeConfig, write: (line: string) => void): Promise<number> {
   let log: Log = { info: write, error: write };
   const forwardLog: Log = { info: (message) => log.info(message), error: (message) => log.error(message) };
   let stores: StoreProvider;
@@ -107,6 +118,16 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
   });
+  if (cluster.isWorker) {
+    // Once: a signal may have started the same shutdown already.
+    let stopped = false;
+    process.on('SIGTERM', () => (stopped = true)).on('SIGINT', () => (stopped = true));
+    process.on('message', (message: { type?: string }) => {
+      if (message?.type !== WORKER_STOP || stopped) return;
+      stopped = true;
+      void grace.close();
+    });
+  }
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

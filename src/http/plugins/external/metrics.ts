@@ -1,6 +1,8 @@
+import cluster from 'node:cluster';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { StoreProvider } from '../../../store/store.ts';
 import { clientErrorHandler, createLimitedServer } from '../../limits.ts';
 import { writeProblem } from '../../problem.ts';
@@ -113,8 +115,48 @@ class RequestMetrics {
 
 const METRICS_METHODS = 'GET, HEAD';
 
+/** What a worker of `serve --workers` asks the primary process for, and is answered: the metrics of all workers. */
+export const METRICS_REQUEST = 'hsds:metrics';
+export interface MetricsMessage {
+  type: typeof METRICS_REQUEST;
+  id: string;
+  text?: string;
+  error?: string;
+}
+
+/** How long a worker waits for the primary process to gather every worker's metrics. */
+const GATHER_TIMEOUT_MS = 5000;
+
+/**
+ * The metrics text: this process's, or in a worker of `serve --workers`, every worker's summed up by
+ * the primary process (see cli/workers.ts), which asks each for its registry.
+ */
+function metricsReader(registry: Registry): () => Promise<string> {
+  if (!cluster.isWorker) return () => registry.metrics();
+  AggregatorRegistry.setRegistries([registry]);
+  // Constructed in a worker, it starts answering the primary's requests for this registry (prom-client's cluster.js).
+  new AggregatorRegistry();
+  return () =>
+    new Promise((resolve, reject) => {
+      const id = randomUUID();
+      const onMessage = (message: MetricsMessage) => {
+        if (message?.type !== METRICS_REQUEST || message.id !== id) return;
+        clearTimeout(timer);
+        process.off('message', onMessage);
+        if (message.text !== undefined) resolve(message.text);
+        else reject(new Error(`the workers' metrics could not be gathered: ${message.error}`));
+      };
+      const timer = setTimeout(() => {
+        process.off('message', onMessage);
+        reject(new Error(`the workers' metrics were not gathered within ${GATHER_TIMEOUT_MS / 1000} s`));
+      }, GATHER_TIMEOUT_MS);
+      process.on('message', onMessage);
+      process.send!({ type: METRICS_REQUEST, id } satisfies MetricsMessage);
+    });
+}
+
 /** The metrics port's only resource, answered without Fastify: no request ids, logs or CORS to add. */
-async function answerScrape(registry: Registry, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function answerScrape(readMetrics: () => Promise<string>, contentType: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
   if ((request.url ?? '').split('?')[0] !== METRICS_PATH) {
     writeProblem(response, { title: 'Not Found', status: 404, detail: `This port serves ${METRICS_PATH} only.` });
     return;
@@ -123,9 +165,9 @@ async function answerScrape(registry: Registry, request: IncomingMessage, respon
     writeProblem(response, { title: 'Method Not Allowed', status: 405, detail: `${METRICS_PATH} answers ${METRICS_METHODS}.` }, { allow: METRICS_METHODS });
     return;
   }
-  const body = await registry.metrics();
+  const body = await readMetrics();
   response.writeHead(200, {
-    'content-type': registry.contentType,
+    'content-type': contentType,
     'content-length': Buffer.byteLength(body),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
@@ -156,6 +198,7 @@ function listen(server: Server, { port, host }: MetricsListener): Promise<void> 
 export default fp<MetricsOptions>(
   async (app, { stores, listener }) => {
     const registry = new Registry();
+    const readMetrics = metricsReader(registry);
     collectDefaultMetrics({ register: registry });
     const requestMetrics = new RequestMetrics();
     // prom-client takes any object that reads out as a metric; its types name only its own classes.
@@ -198,6 +241,8 @@ export default fp<MetricsOptions>(
       help: 'The dataset served (1, labelled with its version; none while no dataset is loaded)',
       labelNames: ['version'],
       registers: [registry],
+      // Under `serve --workers`, every worker serves the dataset: one of them says so for all (counters and the cache bytes are summed).
+      aggregator: 'max',
       async collect() {
         await readDataset();
         this.reset();
@@ -209,6 +254,7 @@ export default fp<MetricsOptions>(
         name,
         help,
         registers: [registry],
+        aggregator: 'max',
         async collect() {
           await readDataset();
           this.set(read());
@@ -227,14 +273,14 @@ export default fp<MetricsOptions>(
 
     if (listener === undefined) {
       app.get(METRICS_PATH, { schema: { hide: true }, config: { cors: false, cache: false } }, async (_request, reply) =>
-        reply.header('cache-control', 'no-store').type(registry.contentType).send(await registry.metrics()),
+        reply.header('cache-control', 'no-store').type(registry.contentType).send(await readMetrics()),
       );
       // A route of its own, so no CORS preflight is answered for it either.
       app.options(METRICS_PATH, { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.code(204).send());
       return;
     }
     const server = createLimitedServer((request, response) => {
-      answerScrape(registry, request, response).catch((error: unknown) => {
+      answerScrape(readMetrics, registry.contentType, request, response).catch((error: unknown) => {
         app.log.error({ err: error }, 'metrics scrape failed');
         if (!response.headersSent) writeProblem(response, { title: 'Internal Server Error', status: 500, detail: 'The metrics could not be read.' });
         else response.destroy();

@@ -1,0 +1,71 @@
+import cluster from 'node:cluster';
+import type { Worker } from 'node:cluster';
+import { AggregatorRegistry } from 'prom-client';
+import { METRICS_REQUEST } from '../http/plugins/external/metrics.ts';
+import type { MetricsMessage } from '../http/plugins/external/metrics.ts';
+
+/** What this process sends a worker to make it drain and exit, as SIGTERM would. */
+export const WORKER_STOP = 'hsds:stop';
+
+/**
+ * `serve --workers N`: this process starts N copies of itself (node:cluster), which listen on the
+ * same port (the operating system hands each new connection to one of them), each with its own
+ * store following publishes on its own, response cache and log. This process serves nothing: it
+ * answers the workers' requests for the metrics of all of them (prom-client's AggregatorRegistry),
+ * replaces a worker that dies, and on SIGTERM or SIGINT tells every worker to drain (a message, not
+ * the signal: a terminal's Ctrl-C or systemd may have signalled them already, and a second signal
+ * makes a worker exit at once), waits for them and exits with the worst of their codes.
+ */
+export function runWorkers(count: number, write: (line: string) => void): Promise<number> {
+  const aggregator = new AggregatorRegistry();
+  let stopping = false;
+  let worst = 0;
+  const listening = new Set<number>();
+  let announced = false;
+
+  cluster.on('message', (worker: Worker, message: MetricsMessage) => {
+    if (message?.type !== METRICS_REQUEST) return;
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: METRICS_REQUEST, id: message.id, text } satisfies MetricsMessage),
+      (error: Error) => worker.send({ type: METRICS_REQUEST, id: message.id, error: error.message } satisfies MetricsMessage),
+    );
+  });
+  cluster.on('listening', (worker, address) => {
+    listening.add(worker.id);
+    if (!announced && listening.size === count) {
+      announced = true;
+      write(`${count} workers serving at http://${address.address ?? 'localhost'}:${address.port} (pids ${Object.values(cluster.workers ?? {}).map((each) => each!.process.pid).join(', ')})`);
+    }
+  });
+
+  return new Promise((resolve) => {
+    cluster.on('exit', (worker, code, signal) => {
+      const failed = code !== 0 || (signal !== null && !stopping);
+      if (failed) worst = Math.max(worst, code ?? 1);
+      const wasListening = listening.delete(worker.id);
+      if (stopping) {
+        if (Object.keys(cluster.workers ?? {}).length === 0) resolve(worst);
+        return;
+      }
+      // A worker that never listened cannot start (a port in use, a damaged dataset): neither can another.
+      if (!wasListening) {
+        write(`Error: a worker exited with ${signal ?? code} before it was serving; stopping the others.`);
+        stop();
+        return;
+      }
+      write(`worker ${worker.process.pid} exited with ${signal ?? code}; starting another`);
+      cluster.fork();
+    });
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      for (const worker of Object.values(cluster.workers ?? {})) {
+        if (worker?.isConnected()) worker.send({ type: WORKER_STOP });
+      }
+      if (Object.keys(cluster.workers ?? {}).length === 0) resolve(worst);
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    for (let index = 0; index < count; index++) cluster.fork();
+  });
+}

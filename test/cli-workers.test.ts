@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { temporaryDirectory } from './helpers/app.ts';
+import { NATIVE_EXAMPLE, nativeSourceDir, runCommand } from './helpers/imports.ts';
+import { freePort, waitFor } from './helpers/wait.ts';
+
+const BIN = new URL('../bin/hsds-org-api.js', import.meta.url).pathname;
+const WORKERS = 2;
+
+/** A GET on a connection of its own (no keep-alive), so that the workers take requests in turn. */
+function fetchOnce(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body }));
+    }).on('error', reject);
+  });
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('serve --workers', () => {
+  it('serves one port from several processes, follows a publish in each, sums their metrics, and drains them all on SIGTERM', async () => {
+    const data = temporaryDirectory();
+    const changed = temporaryDirectory();
+    try {
+      assert.equal((await runCommand('import', data.path, [NATIVE_EXAMPLE])).code, 0);
+      const port = await freePort();
+      const primary = spawn(process.execPath, [BIN, 'serve', '--data-dir', data.path, '--port', String(port), '--host', '127.0.0.1', '--workers', String(WORKERS), '--log-level', 'warn'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => primary.once('exit', resolve));
+      after(() => primary.kill('SIGKILL'));
+      let output = '';
+      primary.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      primary.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      await waitFor(() => /workers serving at/.test(output), 20_000, 'the workers to listen');
+      const pids = /\(pids ([\d, ]+)\)/.exec(output)![1]!.split(', ').map(Number);
+      assert.equal(pids.length, WORKERS);
+      assert.ok(!pids.includes(primary.pid!) && pids.every(isAlive), 'processes of their own');
+
+      const origin = `http://127.0.0.1:${port}`;
+      const versionOf = async () => (JSON.parse((await fetchOnce(`${origin}/api/hsds/v3/`)).body) as { dataset: { version: string } }).dataset.version;
+      const before = await versionOf();
+      for (let page = 1; page <= 10; page++) assert.equal((await fetchOnce(`${origin}/api/hsds/v3/organizations?page=${page}`)).status, 200);
+      const metrics = (await fetchOnce(`${origin}/metrics`)).body;
+      const counted = metrics
+        .split('\n')
+        .filter((line) => line.startsWith('hsds_http_requests_total{') && line.includes('route="/api/hsds/v3/organizations"'))
+        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+      assert.equal(counted, 10, 'the requests of every worker, counted once');
+      assert.match(metrics, /^hsds_dataset_organizations 4$/m, 'the dataset is told once, not summed over the workers');
+
+      const organizations = `${readFileSync(join(NATIVE_EXAMPLE, 'organizations.csv'), 'utf8')}NEW-1,A New Organization,published,,,,,,,,,,\n`;
+      const republished = await runCommand('import', data.path, [nativeSourceDir(join(changed.path, 'source'), { 'organizations.csv': organizations })]);
+      assert.equal(republished.code, 0, republished.text);
+      const allServeTheNewDataset = async () => {
+        const versions = await Promise.all(Array.from({ length: 4 * WORKERS }, versionOf));
+        return versions.every((version) => version !== before);
+      };
+      await waitFor(allServeTheNewDataset, 10_000, 'every worker to serve the new dataset');
+
+      primary.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      assert.deepEqual(pids.filter(isAlive), [], 'no worker is left');
+    } finally {
+      data.remove();
+      changed.remove();
+    }
+  });
+});
