@@ -5,8 +5,9 @@
  * - bare node:http sending the recorded answer (the runtime's ceiling, bench/lib/baseline-server.ts);
  * - nginx serving the recorded body as a file (one worker; `apt-get install nginx`);
  * - minimal Fastify, one route sending the recorded answer, no logger (bench/lib/minimal-fastify.ts);
- * - this API (`serve`, default settings but the log level), and in the `page` scenario this API
- *   with the rate limit on; with --compare, the API of another checkout too.
+ * - this API (`serve`, default settings but the log level), the same with --workers N (2 by
+ *   default; on this 2-core machine wrk shares the cores with them), and in the `page` scenario
+ *   this API with the rate limit on; with --compare, the API of another checkout too.
  *
  * Scenarios: `page` (a cached page), `304` (its revalidation: If-None-Match of its ETag). Each
  * round's requests per second and ratios to bare node:http of the same round are printed, with the
@@ -16,7 +17,7 @@
  *
  *   node bench/hot-page.ts --data-dir DIR [--scenarios page,304] [--rounds 3] [--seconds 6]
  *        [--connections 32] [--path /api/hsds/v3/organizations?page=3] [--encoding br]
- *        [--compare ../before] [--latency-data-dir /work/bench-2m]
+ *        [--compare ../before] [--latency-data-dir /work/bench-2m] [--workers 2]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     path: { type: 'string', default: '/api/hsds/v3/organizations?page=3' },
     encoding: { type: 'string', default: 'br' },
+    workers: { type: 'string', default: '2' },
   },
 });
 if (values['data-dir'] === undefined) {
@@ -193,6 +195,9 @@ try {
   started.push(api);
   const rateLimited = await startApi(`this API, --rate-limit ${RATE_LIMIT}`, REPO, values['data-dir']!, ['--rate-limit', String(RATE_LIMIT)]);
   started.push(rateLimited);
+  const workers = Number(values.workers);
+  const clustered = workers > 1 ? await startApi(`this API, --workers ${workers}`, REPO, values['data-dir']!, ['--workers', String(workers)]) : undefined;
+  if (clustered !== undefined) started.push(clustered);
   const compared = values.compare === undefined ? undefined : await startApi(`--compare ${values.compare}`, resolve(values.compare), values['data-dir']!);
   if (compared !== undefined) started.push(compared);
 
@@ -212,7 +217,7 @@ try {
       { name: 'minimal Fastify', port: nextPort, process: await start(process.execPath, ['bench/lib/minimal-fastify.ts', join(directory, 'response.json'), String(nextPort++)], REPO, /ready/) },
     ];
     started.push(...servers);
-    const targets = [...servers, api, ...(scenario === 'page' ? [rateLimited] : []), ...(compared === undefined ? [] : [compared])];
+    const targets = [...servers, api, ...(clustered === undefined ? [] : [clustered]), ...(scenario === 'page' ? [rateLimited] : []), ...(compared === undefined ? [] : [compared])];
     // Warm-up: the response cache fills, the JIT settles.
     for (const target of targets) await wrk(target.port, 2, headers);
     const rates = new Map<string, number[]>(targets.map((target) => [target.name, []]));

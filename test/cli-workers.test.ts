@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { temporaryDirectory } from './helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand } from './helpers/imports.ts';
+import { postgresSuite, temporaryDatabase } from './helpers/postgres.ts';
 import { freePort, waitFor } from './helpers/wait.ts';
 
 const BIN = new URL('../bin/hsds-org-api.js', import.meta.url).pathname;
@@ -32,53 +33,106 @@ const isAlive = (pid: number): boolean => {
   }
 };
 
-describe('serve --workers', () => {
-  it('serves one port from several processes, follows a publish in each, sums their metrics, and drains them all on SIGTERM', async () => {
+/** Where a test serves from: the serve arguments and environment, and how to publish a source there. */
+interface Backend {
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  publish(source: string): Promise<void>;
+}
+
+async function servesWithWorkers(backend: Backend, scratch: string): Promise<void> {
+  const port = await freePort();
+  const primary = spawn(process.execPath, [BIN, 'serve', ...backend.args, '--port', String(port), '--host', '127.0.0.1', '--workers', String(WORKERS), '--log-level', 'warn'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...backend.env },
+  });
+  const exited = new Promise<number | null>((resolve) => primary.once('exit', resolve));
+  try {
+    let output = '';
+    primary.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    primary.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(() => /workers serving at/.test(output), 20_000, 'the workers to listen');
+    const pids = /\(pids ([\d, ]+)\)/.exec(output)![1]!.split(', ').map(Number);
+    assert.equal(pids.length, WORKERS);
+    assert.ok(!pids.includes(primary.pid!) && pids.every(isAlive), 'processes of their own');
+
+    const origin = `http://127.0.0.1:${port}`;
+    const versionOf = async () => (JSON.parse((await fetchOnce(`${origin}/api/hsds/v3/`)).body) as { dataset: { version: string } }).dataset.version;
+    const before = await versionOf();
+    for (let page = 1; page <= 10; page++) assert.equal((await fetchOnce(`${origin}/api/hsds/v3/organizations?page=${page}`)).status, 200);
+    const metrics = (await fetchOnce(`${origin}/metrics`)).body;
+    const counted = metrics
+      .split('\n')
+      .filter((line) => line.startsWith('hsds_http_requests_total{') && line.includes('route="/api/hsds/v3/organizations"'))
+      .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+    assert.equal(counted, 10, 'the requests of every worker, counted once');
+    assert.match(metrics, /^hsds_dataset_organizations 4$/m, 'the dataset is told once, not summed over the workers');
+
+    const organizations = `${readFileSync(join(NATIVE_EXAMPLE, 'organizations.csv'), 'utf8')}NEW-1,A New Organization,published,,,,,,,,,,\n`;
+    await backend.publish(nativeSourceDir(join(scratch, 'source'), { 'organizations.csv': organizations }));
+    const allServeTheNewDataset = async () => {
+      const versions = await Promise.all(Array.from({ length: 4 * WORKERS }, versionOf));
+      return versions.every((version) => version !== before);
+    };
+    await waitFor(allServeTheNewDataset, 10_000, 'every worker to serve the new dataset');
+
+    primary.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.deepEqual(pids.filter(isAlive), [], 'no worker is left');
+  } finally {
+    primary.kill('SIGKILL');
+  }
+}
+
+const STORY = 'serves one port from several processes, follows a publish in each, sums their metrics, and drains them all on SIGTERM';
+
+describe('serve --workers on SQLite', () => {
+  it(STORY, async () => {
     const data = temporaryDirectory();
-    const changed = temporaryDirectory();
+    const scratch = temporaryDirectory();
     try {
       assert.equal((await runCommand('import', data.path, [NATIVE_EXAMPLE])).code, 0);
-      const port = await freePort();
-      const primary = spawn(process.execPath, [BIN, 'serve', '--data-dir', data.path, '--port', String(port), '--host', '127.0.0.1', '--workers', String(WORKERS), '--log-level', 'warn'], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const exited = new Promise<number | null>((resolve) => primary.once('exit', resolve));
-      after(() => primary.kill('SIGKILL'));
-      let output = '';
-      primary.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      primary.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      await waitFor(() => /workers serving at/.test(output), 20_000, 'the workers to listen');
-      const pids = /\(pids ([\d, ]+)\)/.exec(output)![1]!.split(', ').map(Number);
-      assert.equal(pids.length, WORKERS);
-      assert.ok(!pids.includes(primary.pid!) && pids.every(isAlive), 'processes of their own');
-
-      const origin = `http://127.0.0.1:${port}`;
-      const versionOf = async () => (JSON.parse((await fetchOnce(`${origin}/api/hsds/v3/`)).body) as { dataset: { version: string } }).dataset.version;
-      const before = await versionOf();
-      for (let page = 1; page <= 10; page++) assert.equal((await fetchOnce(`${origin}/api/hsds/v3/organizations?page=${page}`)).status, 200);
-      const metrics = (await fetchOnce(`${origin}/metrics`)).body;
-      const counted = metrics
-        .split('\n')
-        .filter((line) => line.startsWith('hsds_http_requests_total{') && line.includes('route="/api/hsds/v3/organizations"'))
-        .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
-      assert.equal(counted, 10, 'the requests of every worker, counted once');
-      assert.match(metrics, /^hsds_dataset_organizations 4$/m, 'the dataset is told once, not summed over the workers');
-
-      const organizations = `${readFileSync(join(NATIVE_EXAMPLE, 'organizations.csv'), 'utf8')}NEW-1,A New Organization,published,,,,,,,,,,\n`;
-      const republished = await runCommand('import', data.path, [nativeSourceDir(join(changed.path, 'source'), { 'organizations.csv': organizations })]);
-      assert.equal(republished.code, 0, republished.text);
-      const allServeTheNewDataset = async () => {
-        const versions = await Promise.all(Array.from({ length: 4 * WORKERS }, versionOf));
-        return versions.every((version) => version !== before);
-      };
-      await waitFor(allServeTheNewDataset, 10_000, 'every worker to serve the new dataset');
-
-      primary.kill('SIGTERM');
-      assert.equal(await exited, 0);
-      assert.deepEqual(pids.filter(isAlive), [], 'no worker is left');
+      await servesWithWorkers(
+        {
+          args: ['--data-dir', data.path],
+          env: {},
+          publish: async (source) => {
+            const run = await runCommand('import', data.path, [source]);
+            assert.equal(run.code, 0, run.text);
+          },
+        },
+        scratch.path,
+      );
     } finally {
       data.remove();
-      changed.remove();
+      scratch.remove();
+    }
+  });
+});
+
+describe('serve --workers on PostgreSQL', postgresSuite, () => {
+  it(STORY, async () => {
+    const database = await temporaryDatabase();
+    const scratch = temporaryDirectory();
+    const importer = (source: string) =>
+      spawnSync(process.execPath, [BIN, 'import', '--database-url', database.url, '--migrate', source], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none' } });
+    try {
+      const first = importer(NATIVE_EXAMPLE);
+      assert.equal(first.status, 0, first.stderr);
+      await servesWithWorkers(
+        {
+          args: [],
+          env: { DATABASE_URL: database.url },
+          publish: async (source) => {
+            const run = importer(source);
+            assert.equal(run.status, 0, run.stderr);
+          },
+        },
+        scratch.path,
+      );
+    } finally {
+      scratch.remove();
+      await database.drop();
     }
   });
 });
