@@ -178,7 +178,11 @@ declare module 'fastify' {
 
 const cacheKey = (version: string, origin: string, url: string, representation: string): string => `${version}\n${origin}\n${normalisedTarget(url)}\n${representation}`;
 
-/** Headers of a 200 and of a 304 for a kept response, whichever path sends them (RFC 9110: a 304 carries the 200's validators, Cache-Control and Vary). */
+/**
+ * Headers of a 200 and of a 304 for a kept response answered before Fastify, as http-caching and
+ * compression set them on Fastify's path (RFC 9110: a 304 carries the 200's validators,
+ * Cache-Control and Vary).
+ */
 function validatorHeaders(cacheControl: string, etag: string, lastModified: string): Record<string, string> {
   return { vary: 'Accept-Encoding', 'cache-control': cacheControl, etag, 'last-modified': lastModified };
 }
