@@ -23,8 +23,15 @@ describe('configuration', () => {
       maxExports: 8,
       maxEventLoopDelayMs: 500,
       shutdownTimeoutMs: 10_000,
+      workers: 1,
       rootDetails: {},
     });
+  });
+
+  it('reads the number of workers, and refuses none at all', () => {
+    assert.equal(loadConfig(['--workers', '4'], {}).workers, 4);
+    assert.equal(loadConfig([], { WORKERS: '2' }).workers, 2);
+    assert.throws(() => loadConfig(['--workers', '0'], {}), /workers/);
   });
 
   it('reads what the root object says about the feed, and leaves out what is not set', () => {
