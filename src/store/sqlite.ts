@@ -178,12 +178,13 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     if (query !== undefined) {
       const members = membershipConditions<SQLInputValue>(memberships, 's.position');
       const token = singleToken(query);
+      const textQuery = organizationTextQuery(query);
       const modifiedJoin = filter.modifiedSince === undefined ? '' : ' JOIN organizations o ON o.position = s.position';
       return {
         ...base,
         from: `organizations_text JOIN organization_search s ON s.rank = organizations_text.rowid${modifiedJoin}`,
         where: ['organizations_text MATCH ?', ...members.where, ...modified],
-        params: [organizationTextQuery(query), ...members.params, ...modifiedParams],
+        params: [textQuery, ...members.params, ...modifiedParams],
         order: 'organizations_text.rowid',
         position: 's.position',
         candidates: { rank: 'organizations_text.rowid', names: 's.names' },
@@ -192,7 +193,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
           ? undefined
           : token !== undefined
             ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] }
-            : { sql: 'SELECT count(*) AS n FROM organizations_text WHERE organizations_text MATCH ?', params: [organizationTextQuery(query)] },
+            : { sql: 'SELECT count(*) AS n FROM organizations_text WHERE organizations_text MATCH ?', params: [textQuery] },
       };
     }
     const [membership, ...others] = memberships;

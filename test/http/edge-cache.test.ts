@@ -92,10 +92,8 @@ describe('behind an edge cache (nginx proxy_cache)', () => {
       const edgeDirectory = temporaryDirectory();
       const scratch = temporaryDirectory();
       let edge: ChildProcess | undefined;
-      const stores = await (async () => {
-        assert.equal((await runCommand('import', data.path, [NATIVE_EXAMPLE])).code, 0);
-        return LiveSqliteStores.open(data.path, { info: () => {}, error: () => {} });
-      })();
+      assert.equal((await runCommand('import', data.path, [NATIVE_EXAMPLE])).code, 0);
+      const stores = await LiveSqliteStores.open(data.path, { info: () => {}, error: () => {} });
       const app = await buildApp({ stores, logLevel: 'silent', cacheMaxAge: MAX_AGE });
       try {
         await app.listen({ host: '127.0.0.1', port: 0 });
