@@ -1,4 +1,4 @@
-import { v5 as uuidv5 } from 'uuid';
+import { hash } from 'node:crypto';
 
 /**
  * Every HSDS id this API serves is a UUIDv5 of a name built from the entity kind and native ids,
@@ -7,7 +7,23 @@ import { v5 as uuidv5 } from 'uuid';
  */
 export const ID_NAMESPACE = '0cc8344e-a6c2-489d-ba84-27565b7bbff5';
 
-const uuidFor = (name: string): string => uuidv5(name, ID_NAMESPACE);
+/**
+ * A version-5 UUID (RFC 9562, section 5.5): SHA-1 of the namespace's 16 bytes and the name's UTF-8,
+ * version and variant bits set. Written over node:crypto's one-shot hash rather than taken from the
+ * uuid package: an import derives several ids per organization, and the package's per-call hash
+ * object took 6.6 of the bundled import's 52 s; this takes about a fifth of that.
+ */
+export function uuidV5(namespace: Buffer, name: string): string {
+  const hex = hash('sha1', Buffer.concat([namespace, Buffer.from(name, 'utf8')]), 'hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export const uuidBytes = (uuid: string): Buffer => Buffer.from(uuid.replaceAll('-', ''), 'hex');
+
+const NAMESPACE_BYTES = uuidBytes(ID_NAMESPACE);
+
+const uuidFor = (name: string): string => uuidV5(NAMESPACE_BYTES, name);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

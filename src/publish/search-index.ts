@@ -1,5 +1,5 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { indexedWords, searchLine, textWords } from '../store/search-text.ts';
+import { indexedTokens, indexedWords, searchLine, textWords } from '../store/search-text.ts';
 import { CREATE_SEARCH_TEXT_TABLES, SEARCHED_LISTS } from '../store/sqlite-schema.ts';
 import type { SearchedList } from '../store/sqlite-schema.ts';
 
@@ -16,6 +16,7 @@ export class SearchIndexWriter {
   private readonly stageOrganization: StatementSync;
   /** Per name word: its token and how many organizations hold it. */
   private readonly vocabulary = new Map<string, { token: string; organizations: number }>();
+  private readonly tokensOfTopic = new Map<number, readonly string[]>();
 
   constructor(db: DatabaseSync, keepSearchText: boolean) {
     this.db = db;
@@ -61,14 +62,22 @@ export class SearchIndexWriter {
       if (entry === undefined) this.vocabulary.set(word, { token, organizations: 1 });
       else entry.organizations++;
     }
-    const topicTokens = new Set(topics.flatMap((topic) => indexedWords(topic.name)));
+    const topicTokens = new Set(topics.flatMap((topic) => this.topicTokens(topic)));
     const names = [
       nameWords.map((word) => word.word).join(' '),
       alternateWords.map((word) => word.word).join(' '),
       [...topicTokens].join(' '),
       [...new Set(topics.map((topic) => topic.position))].join(' '),
     ].join('\t');
-    this.stageOrganization.run(position, nameWords.length, names, searchLine(name, alternateName), searchLine(description));
+    const title = [...indexedTokens(nameWords), ...indexedTokens(alternateWords)].join(' ');
+    this.stageOrganization.run(position, nameWords.length, names, title, searchLine(description));
+  }
+
+  /** The tokens of a term's name, made once per term: many organizations share each term. */
+  private topicTokens(topic: { name: string; position: number }): readonly string[] {
+    let tokens = this.tokensOfTopic.get(topic.position);
+    if (tokens === undefined) this.tokensOfTopic.set(topic.position, (tokens = indexedWords(topic.name)));
+    return tokens;
   }
 
   /** After the last organization: fills the organization index in rank order, and the vocabulary. */

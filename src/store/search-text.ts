@@ -107,11 +107,20 @@ export function stem(word: string): string {
   return stemmed;
 }
 
+/** Printable ASCII, which needs no decomposing, has no marks and only ASCII letters and digits. */
+const PLAIN = /^[\x20-\x7e]*$/;
+const PLAIN_WORD = /[a-z0-9]+/g;
+const PLAIN_APOSTROPHES = /['`]/g;
+
 /** Folded words of a text, abbreviations read in full, before phrases are joined and stop words dropped. */
 function foldedWords(text: string): string[] {
+  // Most names are plain ASCII (all of the IRS's): the same words, without Unicode's tables.
+  const plain = PLAIN.test(text);
   // Lower case after decomposing (ℌ decomposes to H), and marks removed last (İ lowers to i and a dot).
-  const folded = text.normalize('NFKD').toLowerCase().replace(MARKS, '').replace(APOSTROPHES, '').replaceAll('&', ' and ');
-  return (folded.match(WORD) ?? []).map((word) => {
+  const folded = plain
+    ? text.toLowerCase().replace(PLAIN_APOSTROPHES, '').replaceAll('&', ' and ')
+    : text.normalize('NFKD').toLowerCase().replace(MARKS, '').replace(APOSTROPHES, '').replaceAll('&', ' and ');
+  return (folded.match(plain ? PLAIN_WORD : WORD) ?? []).map((word) => {
     const short = word.length > MAX_WORD_LENGTH ? word.slice(0, MAX_WORD_LENGTH) : word;
     return ABBREVIATIONS[short] ?? short;
   });
@@ -152,11 +161,11 @@ export const searchWords = (text: string | null | undefined): string[] => textWo
  * name with YMCA is found by "young men's christian association" and "christian", and one with
  * the phrase by "ymca").
  */
-export function indexedWords(text: string | null | undefined): string[] {
-  return textWords(text).flatMap((word) =>
-    word.phrase === undefined ? [word.token] : [word.token, ...word.phrase.filter((part) => !STOP_WORDS.has(part)).map(stem)],
-  );
-}
+export const indexedWords = (text: string | null | undefined): string[] => indexedTokens(textWords(text));
+
+/** The tokens words of a text are found by (see indexedWords). */
+export const indexedTokens = (words: readonly TextWord[]): string[] =>
+  words.flatMap((word) => (word.phrase === undefined ? [word.token] : [word.token, ...word.phrase.filter((part) => !STOP_WORDS.has(part)).map(stem)]));
 
 /** The indexed tokens of several texts as one line, separated by single spaces (what the indexes hold). */
 export const searchLine = (...texts: (string | null | undefined)[]): string => texts.flatMap(indexedWords).join(' ');

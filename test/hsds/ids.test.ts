@@ -64,3 +64,16 @@ describe('ids follow the documented rule', () => {
     assert.notEqual(uuidV5('organization:A'), uuidV5('taxonomy_term:things:A'));
   });
 });
+
+describe('uuidV5', () => {
+  it('gives the RFC 9562 example (DNS namespace, www.example.com)', async () => {
+    const { uuidBytes, uuidV5: projectUuidV5 } = await import('../../src/hsds/ids.ts');
+    assert.equal(projectUuidV5(uuidBytes('6ba7b810-9dad-11d1-80b4-00c04fd430c8'), 'www.example.com'), '2ed6657d-e927-568b-95e1-2665a8aea6a2');
+  });
+
+  it('agrees with the rule above on names outside ASCII', async () => {
+    const { ID_NAMESPACE, uuidBytes, uuidV5: projectUuidV5 } = await import('../../src/hsds/ids.ts');
+    for (const name of ['organization:ÉCOLE', 'organization:日本', 'url:organization:1:https://x.test/?a=b&c=ü', 'organization:'])
+      assert.equal(projectUuidV5(uuidBytes(ID_NAMESPACE), name), uuidV5(name));
+  });
+});
