@@ -44,7 +44,7 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   const subtreeMembers = new MemberLists();
   const taxStatusMembers = new MemberLists();
   const taxStatusPositions = new Map<string, number>();
-  const insertFacet = db.prepare('INSERT OR IGNORE INTO organization_facets (position, facet, value) VALUES (?, ?, ?)');
+  const facets = new FacetRows(db);
   // Links are gathered per organization first; these tables are keyed by native id, as organizations
   // are, so the join below reads them all in step and only the final sort is by name. This keeps
   // every read sequential, whatever the size of the input.
@@ -115,23 +115,24 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
       if (term.taxonomy === undefined) continue;
       const taxonomyPosition = writer.taxonomyPositions.get(term.taxonomy.code)!;
       const path = writer.subtreesOf.get(term.id)!;
-      path.forEach((termPosition, index) => insertFacet.run(position, termFacet(taxonomyPosition, path.length - index), termPosition));
+      path.forEach((termPosition, index) => facets.add(position, termFacet(taxonomyPosition, path.length - index), termPosition));
     }
     if (record.taxStatus !== undefined) {
       let taxStatus = taxStatusPositions.get(record.taxStatus);
       if (taxStatus === undefined) taxStatusPositions.set(record.taxStatus, (taxStatus = taxStatusPositions.size + 1));
       taxStatusMembers.add(taxStatus, position);
-      insertFacet.run(position, TAX_STATUS_FACET, taxStatus);
+      facets.add(position, TAX_STATUS_FACET, taxStatus);
     }
     if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
   }
   writer.onProgress?.(position);
-  termMembers.write(db, 'INSERT INTO organization_terms (term_position, position_in_term, organization_position) VALUES (?, ?, ?)');
-  taxonomyMembers.write(db, 'INSERT INTO organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position) VALUES (?, ?, ?)');
-  subtreeMembers.write(db, 'INSERT INTO organization_subtrees (subtree_position, position_in_subtree, organization_position) VALUES (?, ?, ?)');
+  facets.flush();
+  termMembers.write(db, 'organization_terms (term_position, position_in_term, organization_position)');
+  taxonomyMembers.write(db, 'organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position)');
+  subtreeMembers.write(db, 'organization_subtrees (subtree_position, position_in_subtree, organization_position)');
   const insertTaxStatus = db.prepare('INSERT INTO tax_statuses (position, value, organizations) VALUES (?, ?, ?)');
   for (const [value, taxStatus] of taxStatusPositions) insertTaxStatus.run(taxStatus, value, taxStatusMembers.length(taxStatus));
-  taxStatusMembers.write(db, 'INSERT INTO organization_tax_statuses (tax_status_position, position_in_tax_status, organization_position) VALUES (?, ?, ?)');
+  taxStatusMembers.write(db, 'organization_tax_statuses (tax_status_position, position_in_tax_status, organization_position)');
   return position;
 }
 
@@ -173,14 +174,47 @@ class MemberLists {
     return this.lists.get(key)?.length ?? 0;
   }
 
-  /** Inserts (key, 1-based position in the list, organization position) rows, in key order. */
-  write(db: DatabaseSync, insertSql: string): void {
-    const insert = db.prepare(insertSql);
+  /**
+   * Inserts (key, 1-based position in the list, organization position) rows into `table (columns)`,
+   * in key order, a slice of a list per statement (as a JSON array: one call for thousands of rows).
+   */
+  write(db: DatabaseSync, tableAndColumns: string): void {
+    const insert = db.prepare(`INSERT INTO ${tableAndColumns} SELECT ?, ? + key, value FROM json_each(?)`);
     for (const key of [...this.lists.keys()].sort((a, b) => a - b)) {
       const { positions, length } = this.lists.get(key)!;
-      for (let index = 0; index < length; index++) insert.run(key, index + 1, positions[index]!);
+      for (let start = 0; start < length; start += ROWS_PER_STATEMENT) {
+        insert.run(key, start + 1, JSON.stringify(Array.from(positions.subarray(start, Math.min(length, start + ROWS_PER_STATEMENT)))));
+      }
     }
     this.lists.clear();
+  }
+}
+
+/** Rows handed to SQLite per statement as one JSON array: per-row calls cost more than the rows. */
+const ROWS_PER_STATEMENT = 10_000;
+
+/** What each organization is counted under in facets, inserted ROWS_PER_STATEMENT at a time; a repeat is kept once. */
+class FacetRows {
+  private readonly insert: StatementSync;
+  private rows: number[] = [];
+
+  constructor(db: DatabaseSync) {
+    this.insert = db.prepare(
+      'INSERT OR IGNORE INTO organization_facets (position, facet, value) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)',
+    );
+  }
+
+  add(position: number, facet: number, value: number): void {
+    this.rows.push(position, facet, value);
+    if (this.rows.length >= 3 * ROWS_PER_STATEMENT) this.flush();
+  }
+
+  flush(): void {
+    if (this.rows.length === 0) return;
+    const triples: number[][] = [];
+    for (let at = 0; at < this.rows.length; at += 3) triples.push(this.rows.slice(at, at + 3));
+    this.insert.run(JSON.stringify(triples));
+    this.rows = [];
   }
 }
 
