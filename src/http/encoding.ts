@@ -51,16 +51,25 @@ export function negotiateCoding(header: string | undefined, preferred: 'br' | 'g
 /** What an entity tag of a compressed representation carries, so each coding has its own strong ETag. */
 export const CODING_TAG_SUFFIX: Record<ContentCoding, string> = { br: '-br', gzip: '-gz', identity: '' };
 
+/**
+ * Output chunks of a one-shot compression. Node's default (16 KiB) is allocated outside Buffer's
+ * shared pool, a new backing store per call, and that turnover started a full mark-compact about
+ * every 0.2 s in a loop of page-sized calls (16 in 3 s; 2 with this size, at the same speed): the p99
+ * of uncached requests. Below 4 KiB a chunk comes from the pool; a larger result is joined from chunks.
+ */
+const OUTPUT_CHUNK_BYTES = 2048;
+
 export function compressBuffer(body: Buffer, coding: Exclude<ContentCoding, 'identity'>): Buffer {
   return coding === 'br'
     ? brotliCompressSync(body, {
+        chunkSize: OUTPUT_CHUNK_BYTES,
         params: {
           [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY,
           [constants.BROTLI_PARAM_LGWIN]: brotliWindowBits(body.length),
           [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
         },
       })
-    : gzipSync(body, { level: GZIP_LEVEL });
+    : gzipSync(body, { level: GZIP_LEVEL, chunkSize: OUTPUT_CHUNK_BYTES });
 }
 
 /** A compressing stream (for a streamed list, which may be large). */
