@@ -139,6 +139,9 @@ export interface DatasetInput {
   tags?: Stream<TagLink>;
   identifiers?: Stream<IdentifierLink>;
   urls?: Stream<UrlLink>;
-  /** Tags implied by a tag (e.g. the NTEE → Open Eligibility crosswalk), added to every organization carrying it. */
+  /**
+   * Tags implied by a tag (e.g. the NTEE → Open Eligibility crosswalk), added to every organization
+   * carrying it. They depend on the tag's taxonomy and code alone: the build asks once per term.
+   */
   impliedTags?: (tag: TagRecord) => readonly TagRecord[];
 }

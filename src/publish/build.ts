@@ -48,6 +48,8 @@ export interface BuildOptions {
   previous?: PreviousVersions;
   /** Keep each item's searchable words in the snapshot too, for loading it into another backend. */
   keepSearchText?: boolean;
+  /** Render organizations on a worker thread (true) or not (false), whatever their number; for tests. */
+  renderInWorker?: boolean;
 }
 
 const PROGRESS_EVERY = 10_000;
@@ -104,7 +106,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   const publishedAt = (options.now?.() ?? new Date()).toISOString();
   const searchIndex = new SearchIndexWriter(db, options.keepSearchText === true);
   const { termPositions, taxonomyPositions, subtreesOf } = writeVocabulary(db, taxonomies, termsByTaxonomy, hash, searchIndex);
-  const published = writeOrganizations(db, {
+  const published = await writeOrganizations(db, {
     input,
     termByKey,
     termPositions,
@@ -115,6 +117,8 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
     publishedAt,
     hash,
     onProgress: (written) => options.onProgress?.('write', written, staged.published),
+    organizations: staged.published,
+    renderInWorker: options.renderInWorker,
   });
   searchIndex.finishOrganizations();
   db.exec('COMMIT');

@@ -1,14 +1,13 @@
-import { hash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import { organizationId } from '../hsds/ids.ts';
-import { renderOrganization, withLastModified } from '../hsds/render.ts';
-import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
-import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
+import { withLastModified } from '../hsds/render.ts';
+import type { RenderedTerm } from '../hsds/render.ts';
+import type { DatasetInput } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
+import { batchRenderer, renderVocabulary } from './render-organizations.ts';
+import type { RenderedRow, StagedRow } from './render-organizations.ts';
+import { OrganizationSearchText } from './search-index.ts';
 import type { SearchIndexWriter } from './search-index.ts';
-import { stagingKey } from './staging.ts';
-import { termKey } from './vocabulary.ts';
 import { TAX_STATUS_FACET, termFacet } from '../store/facets.ts';
 
 export interface OrganizationWriter {
@@ -26,16 +25,21 @@ export interface OrganizationWriter {
   /** Every served document goes into the dataset version. */
   hash: Hash;
   onProgress?: (written: number) => void;
+  /** How many organizations will be written: a worker thread renders them when there are many. */
+  organizations: number;
+  /** Render on a worker thread (true) or this one (false) whatever the size; for tests. */
+  renderInWorker?: boolean;
 }
 
 const PROGRESS_EVERY = 10_000;
+const ROWS_PER_BATCH = 100;
+const BATCHES_IN_FLIGHT = 3;
 
 /**
  * Writes the published organizations in served order, with their search text and their memberships
  * of terms and taxonomies (for filtered lists), and returns how many were written.
  */
-export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): number {
-  const parentState = db.prepare('SELECT published FROM staging.organizations WHERE external_id = ?');
+export async function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): Promise<number> {
   const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at) VALUES (?, ?, ?, ?, ?)');
   const insertItem = db.prepare('INSERT INTO organization_items (position, json) VALUES (?, ?)');
   const insertDocument = db.prepare('INSERT INTO organization_documents (position, json) VALUES (?, ?)');
@@ -44,7 +48,6 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
   const subtreeMembers = new MemberLists();
   const taxStatusMembers = new MemberLists();
   const taxStatusPositions = new Map<string, number>();
-  const facets = new FacetRows(db);
   // Links are gathered per organization first; these tables are keyed by native id, as organizations
   // are, so the join below reads them all in step and only the final sort is by name. This keeps
   // every read sequential, whatever the size of the input.
@@ -60,92 +63,68 @@ export function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter)
       SELECT external_id, json_group_array(json(record) ORDER BY rowid) FROM staging.urls GROUP BY external_id;
   `);
   const inServedOrder = db.prepare(`
-    SELECT o.record, t.tags, i.identifiers, u.urls FROM staging.organizations o
+    SELECT o.record, t.tags, i.identifiers, u.urls, p.published AS parent_published FROM staging.organizations o
       LEFT JOIN staging.tag_lists t ON t.external_id = o.external_id
       LEFT JOIN staging.identifier_lists i ON i.external_id = o.external_id
       LEFT JOIN staging.url_lists u ON u.external_id = o.external_id
+      LEFT JOIN staging.organizations p ON p.external_id = o.parent
     WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
+  const termById = new Map([...writer.termByKey.values()].map((term) => [term.id, term]));
+  const searchText = new OrganizationSearchText();
   let position = 0;
-  for (const row of inServedOrder.iterate() as Iterable<{ record: string; tags: string | null; identifiers: string | null; urls: string | null }>) {
-    const organization = JSON.parse(row.record) as OrganizationRecord;
-    const linkedTags = row.tags === null ? [] : (JSON.parse(row.tags) as (string | null)[][]).map(
-      ([taxonomy, code, attributeId, label, linkType, value]): TagRecord => ({
-        taxonomy: taxonomy!,
-        code: code!,
-        attributeId: attributeId ?? undefined,
-        label: label ?? undefined,
-        linkType: linkType ?? undefined,
-        value: value ?? undefined,
-      }),
-    );
-    const linkedIdentifiers = row.identifiers === null ? [] : (JSON.parse(row.identifiers) as OrganizationIdentifierRecord[]);
-    const linkedUrls = row.urls === null ? [] : (JSON.parse(row.urls) as UrlRecord[]);
-    const record = {
-      ...organization,
-      additionalWebsites: uniqueUrls([...(organization.additionalWebsites ?? []), ...linkedUrls]),
-      identifiers: uniqueIdentifiers([...organization.identifiers, ...linkedIdentifiers]),
-    };
-    const tags = resolveTags([...organization.tags, ...linkedTags], writer.termByKey, writer.input.impliedTags);
-    const parentId = servedParentId(organization, parentState);
-    const rendered = renderOrganization(record, tags, parentId);
-    const contentHash = hash('sha1', rendered.detailJson, 'base64');
-    const modifiedAt = writer.previous.unchangedSince(organization.externalId, contentHash) ?? writer.publishedAt;
+  const write = (rendered: RenderedRow) => {
+    const modifiedAt = writer.previous.unchangedSince(rendered.externalId, rendered.contentHash) ?? writer.publishedAt;
     const detailJson = withLastModified(rendered.detailJson, modifiedAt);
     writer.hash.update(detailJson).update('\n');
-    insert.run(++position, rendered.id, organization.externalId, contentHash, modifiedAt);
+    insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt);
     insertItem.run(position, withLastModified(rendered.listJson, modifiedAt));
     insertDocument.run(position, detailJson);
-    writer.searchIndex.writeOrganization(
-      position,
-      organization.name,
-      organization.alternateName,
-      organization.description,
-      tags.map(({ term }) => ({ name: term.name, position: writer.termPositions.get(term.id)! })),
-    );
+    const terms = rendered.termIds.map((id) => termById.get(id)!);
+    const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
+    writer.searchIndex.writeOrganization(position, searchText.entry(rendered.name, rendered.alternateName, rendered.description, topics));
     const taxonomies = new Set<string>();
     const subtrees = new Set<number>();
-    for (const { term } of tags) {
+    for (const term of terms) {
       termMembers.add(writer.termPositions.get(term.id)!, position);
       if (term.taxonomy !== undefined) taxonomies.add(term.taxonomy.code);
       for (const subtree of writer.subtreesOf.get(term.id)!) subtrees.add(subtree);
     }
     for (const code of taxonomies) taxonomyMembers.add(writer.taxonomyPositions.get(code)!, position);
     for (const subtree of subtrees) subtreeMembers.add(subtree, position);
-    for (const { term } of tags) {
-      if (term.taxonomy === undefined) continue;
-      const taxonomyPosition = writer.taxonomyPositions.get(term.taxonomy.code)!;
-      const path = writer.subtreesOf.get(term.id)!;
-      path.forEach((termPosition, index) => facets.add(position, termFacet(taxonomyPosition, path.length - index), termPosition));
-    }
-    if (record.taxStatus !== undefined) {
-      let taxStatus = taxStatusPositions.get(record.taxStatus);
-      if (taxStatus === undefined) taxStatusPositions.set(record.taxStatus, (taxStatus = taxStatusPositions.size + 1));
+    if (rendered.taxStatus !== undefined) {
+      let taxStatus = taxStatusPositions.get(rendered.taxStatus);
+      if (taxStatus === undefined) taxStatusPositions.set(rendered.taxStatus, (taxStatus = taxStatusPositions.size + 1));
       taxStatusMembers.add(taxStatus, position);
-      facets.add(position, TAX_STATUS_FACET, taxStatus);
     }
     if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
+  };
+  // Batches go to the renderer as they are read; while it renders the next ones, this thread writes
+  // the first. A few in flight keep both busy without holding much of the input in memory.
+  const renderer = batchRenderer(renderVocabulary(writer.termByKey, writer.input.impliedTags), writer.organizations, writer.renderInWorker);
+  try {
+    const inFlight: Promise<RenderedRow[]>[] = [];
+    let batch: StagedRow[] = [];
+    for (const row of inServedOrder.iterate() as Iterable<StagedRow>) {
+      batch.push(row);
+      if (batch.length < ROWS_PER_BATCH) continue;
+      inFlight.push(renderer.render(batch));
+      batch = [];
+      if (inFlight.length >= BATCHES_IN_FLIGHT) (await inFlight.shift()!).forEach(write);
+    }
+    if (batch.length > 0) inFlight.push(renderer.render(batch));
+    for (const rendered of inFlight) (await rendered).forEach(write);
+  } finally {
+    await renderer.close();
   }
   writer.onProgress?.(position);
-  facets.flush();
   termMembers.write(db, 'organization_terms (term_position, position_in_term, organization_position)');
   taxonomyMembers.write(db, 'organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position)');
   subtreeMembers.write(db, 'organization_subtrees (subtree_position, position_in_subtree, organization_position)');
   const insertTaxStatus = db.prepare('INSERT INTO tax_statuses (position, value, organizations) VALUES (?, ?, ?)');
   for (const [value, taxStatus] of taxStatusPositions) insertTaxStatus.run(taxStatus, value, taxStatusMembers.length(taxStatus));
   taxStatusMembers.write(db, 'organization_tax_statuses (tax_status_position, position_in_tax_status, organization_position)');
+  writeFacets(db, writer);
   return position;
-}
-
-/**
- * A parent in the input is named only when it is published. One that is not in the input is named as
- * given where references may dangle (an HSDS package may refer to organizations published elsewhere),
- * and left out otherwise.
- */
-function servedParentId({ parentExternalId: parent, lenientReferences }: OrganizationRecord, parentState: StatementSync): string | undefined {
-  if (parent === undefined) return undefined;
-  const state = parentState.get(stagingKey(parent)) as { published: number } | undefined;
-  if (state === undefined) return lenientReferences === true ? organizationId(parent) : undefined;
-  return state.published === 1 ? organizationId(parent) : undefined;
 }
 
 /**
@@ -193,71 +172,25 @@ class MemberLists {
 /** Rows handed to SQLite per statement as one JSON array: per-row calls cost more than the rows. */
 const ROWS_PER_STATEMENT = 10_000;
 
-/** What each organization is counted under in facets, inserted ROWS_PER_STATEMENT at a time; a repeat is kept once. */
-class FacetRows {
-  private readonly insert: StatementSync;
-  private rows: number[] = [];
-
-  constructor(db: DatabaseSync) {
-    this.insert = db.prepare(
-      'INSERT OR IGNORE INTO organization_facets (position, facet, value) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)',
-    );
-  }
-
-  add(position: number, facet: number, value: number): void {
-    this.rows.push(position, facet, value);
-    if (this.rows.length >= 3 * ROWS_PER_STATEMENT) this.flush();
-  }
-
-  flush(): void {
-    if (this.rows.length === 0) return;
-    const triples: number[][] = [];
-    for (let at = 0; at < this.rows.length; at += 3) triples.push(this.rows.slice(at, at + 3));
-    this.insert.run(JSON.stringify(triples));
-    this.rows = [];
-  }
-}
 
 /**
- * Tags in the order given, then the tags they imply, each term once. A repeat of a term only fills in
- * what the first tag of it left out, so an attribute id or label given anywhere is kept.
+ * What each organization is counted under in facets: its tax status, and for each of its terms the
+ * term and every ancestor, each at its depth in the tagged term's taxonomy. Made in SQL from the
+ * membership lists and a table of each term's facets, once all organizations are written.
  */
-function resolveTags(
-  tags: readonly TagRecord[],
-  termByKey: ReadonlyMap<string, RenderedTerm>,
-  impliedTags: DatasetInput['impliedTags'],
-): ResolvedTag[] {
-  const resolved = new Map<string, ResolvedTag>();
-  const add = (tag: TagRecord) => {
-    const key = termKey(tag.taxonomy, tag.code);
-    const first = resolved.get(key);
-    if (first === undefined) {
-      const { attributeId, label, linkType, value } = tag;
-      resolved.set(key, { term: termByKey.get(key)!, attributeId, label, linkType, value });
-    } else {
-      first.attributeId ??= tag.attributeId;
-      first.label ??= tag.label;
-      first.linkType ??= tag.linkType;
-      first.value ??= tag.value;
-    }
-  };
-  tags.forEach(add);
-  if (impliedTags !== undefined) for (const tag of tags) impliedTags(tag).forEach(add);
-  return [...resolved.values()];
-}
-
-/** One url object per URL: a repeat would get the same derived id. */
-function uniqueUrls(urls: readonly UrlRecord[]): UrlRecord[] {
-  const byUrl = new Map<string, UrlRecord>();
-  for (const url of urls) if (!byUrl.has(url.url)) byUrl.set(url.url, url);
-  return [...byUrl.values()];
-}
-
-function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[]): OrganizationIdentifierRecord[] {
-  const byKey = new Map<string, OrganizationIdentifierRecord>();
-  for (const identifier of identifiers) {
-    const key = `${identifier.scheme ?? ''}\u0000${identifier.identifier}`;
-    if (!byKey.has(key)) byKey.set(key, identifier);
+function writeFacets(db: DatabaseSync, writer: OrganizationWriter): void {
+  db.exec('CREATE TABLE staging.term_facets (term_position INTEGER NOT NULL, facet INTEGER NOT NULL, value INTEGER NOT NULL)');
+  const insertTermFacet = db.prepare('INSERT INTO staging.term_facets (term_position, facet, value) VALUES (?, ?, ?)');
+  for (const term of writer.termByKey.values()) {
+    if (term.taxonomy === undefined) continue;
+    const taxonomyPosition = writer.taxonomyPositions.get(term.taxonomy.code)!;
+    const path = writer.subtreesOf.get(term.id)!;
+    path.forEach((ancestor, index) => insertTermFacet.run(writer.termPositions.get(term.id)!, termFacet(taxonomyPosition, path.length - index), ancestor));
   }
-  return [...byKey.values()];
+  db.exec(`
+    INSERT OR IGNORE INTO organization_facets (position, facet, value)
+      SELECT t.organization_position, f.facet, f.value FROM organization_terms t JOIN staging.term_facets f ON f.term_position = t.term_position
+      UNION ALL
+      SELECT organization_position, ${TAX_STATUS_FACET}, tax_status_position FROM organization_tax_statuses
+      ORDER BY 1, 2, 3`);
 }

@@ -12,6 +12,7 @@ import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
+import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
 
 function servedRows(file: string): string[] {
   const db = new DatabaseSync(file, { readOnly: true });
@@ -24,7 +25,37 @@ function servedRows(file: string): string[] {
   }
 }
 
+/** Every row of every table (the text indexes' own tables too), in the order stored. */
+function allRows(file: string): Record<string, string[]> {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[];
+    return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT * FROM "${name}"`).all() as object[]).map((row) => JSON.stringify(row, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('hex') : value)))]));
+  } finally {
+    db.close();
+  }
+}
+
 describe('building a snapshot', () => {
+  it('writes the same snapshot whether organizations are rendered on a worker thread or not (real IRS rows, with the crosswalk)', async () => {
+    const directory = temporaryDirectory();
+    const samples = [await defaultDatasetSample(), await defaultDatasetSample()];
+    try {
+      const at = new Date('2026-01-01');
+      const [inWorker, here] = [join(directory.path, 'worker.sqlite'), join(directory.path, 'here.sqlite')];
+      const workerBuild = await buildSnapshot(samples[0]!.input, inWorker, { now: () => at, renderInWorker: true });
+      const hereBuild = await buildSnapshot(samples[1]!.input, here, { now: () => at, renderInWorker: false });
+      assert.ok(workerBuild.organizations > 5000);
+      assert.equal(workerBuild.version, hereBuild.version);
+      const [workerRows, hereRows] = [allRows(inWorker), allRows(here)];
+      assert.ok(workerRows.organization_facets!.length > workerBuild.organizations);
+      assert.deepEqual(workerRows, hereRows);
+    } finally {
+      for (const sample of samples) sample.remove();
+      directory.remove();
+    }
+  });
+
   it('gives the same version and the same bytes for the same input, and later over its own previous build', async () => {
     const directory = temporaryDirectory();
     try {

@@ -1,0 +1,221 @@
+import { hash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { organizationId } from '../hsds/ids.ts';
+import { renderOrganization } from '../hsds/render.ts';
+import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
+import type { OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
+import { termKey } from './vocabulary.ts';
+
+/**
+ * Rendering an organization (its HSDS documents and content hash) depends on nothing but its staged
+ * row and the vocabulary, so it runs on a worker thread beside the one writing SQLite: on the bundled
+ * dataset it is about half the work of writing organizations.
+ */
+
+/** An organization as staged, in served order, with the links given apart from it (JSON, as SQLite keeps them). */
+export interface StagedRow {
+  record: string;
+  tags: string | null;
+  identifiers: string | null;
+  urls: string | null;
+  /** 1 or 0 when the parent is in the input (published or not), null when it is not. */
+  parent_published: number | null;
+}
+
+export interface RenderedRow {
+  externalId: string;
+  id: string;
+  /** Of the full document before `last_modified` is added: equal hashes mean an unchanged organization. */
+  contentHash: string;
+  /** Without `last_modified`, which depends on the previous version (see withLastModified). */
+  listJson: string;
+  detailJson: string;
+  /** Ids of its terms, each once: given, linked, then implied. */
+  termIds: string[];
+  taxStatus: string | undefined;
+  /** Its texts, for the search index (made on the writing thread, which has time to spare). */
+  name: string;
+  alternateName: string | undefined;
+  description: string | undefined;
+}
+
+/** What rendering needs besides the row: structured-clone data, so that a worker can be given it. */
+export interface RenderVocabulary {
+  terms: [key: string, term: RenderedTerm][];
+  /** Tags implied by a tag of each term (see DatasetInput.impliedTags), where there are any. */
+  implied: [key: string, tags: readonly TagRecord[]][];
+}
+
+export function renderVocabulary(
+  termByKey: ReadonlyMap<string, RenderedTerm>,
+  impliedTags: ((tag: TagRecord) => readonly TagRecord[]) | undefined,
+): RenderVocabulary {
+  const implied: RenderVocabulary['implied'] = [];
+  if (impliedTags !== undefined) {
+    for (const key of termByKey.keys()) {
+      const [taxonomy, code] = key.split('\u0000') as [string, string];
+      const tags = impliedTags({ taxonomy, code });
+      if (tags.length > 0) implied.push([key, tags]);
+    }
+  }
+  return { terms: [...termByKey], implied };
+}
+
+/** Renders staged rows, one at a time, with a vocabulary. */
+export class RowRenderer {
+  private readonly termByKey: Map<string, RenderedTerm>;
+  private readonly implied: Map<string, readonly TagRecord[]>;
+
+  constructor(vocabulary: RenderVocabulary) {
+    this.termByKey = new Map(vocabulary.terms);
+    this.implied = new Map(vocabulary.implied);
+  }
+
+  render(row: StagedRow): RenderedRow {
+    const organization = JSON.parse(row.record) as OrganizationRecord;
+    const linkedTags = row.tags === null ? [] : (JSON.parse(row.tags) as (string | null)[][]).map(
+      ([taxonomy, code, attributeId, label, linkType, value]): TagRecord => ({
+        taxonomy: taxonomy!,
+        code: code!,
+        attributeId: attributeId ?? undefined,
+        label: label ?? undefined,
+        linkType: linkType ?? undefined,
+        value: value ?? undefined,
+      }),
+    );
+    const linkedIdentifiers = row.identifiers === null ? [] : (JSON.parse(row.identifiers) as OrganizationIdentifierRecord[]);
+    const linkedUrls = row.urls === null ? [] : (JSON.parse(row.urls) as UrlRecord[]);
+    const record = {
+      ...organization,
+      additionalWebsites: uniqueUrls([...(organization.additionalWebsites ?? []), ...linkedUrls]),
+      identifiers: uniqueIdentifiers([...organization.identifiers, ...linkedIdentifiers]),
+    };
+    const tags = this.resolveTags([...organization.tags, ...linkedTags]);
+    const rendered = renderOrganization(record, tags, servedParentId(organization, row.parent_published));
+    return {
+      externalId: organization.externalId,
+      id: rendered.id,
+      contentHash: hash('sha1', rendered.detailJson, 'base64'),
+      listJson: rendered.listJson,
+      detailJson: rendered.detailJson,
+      termIds: tags.map(({ term }) => term.id),
+      taxStatus: record.taxStatus,
+      name: organization.name,
+      alternateName: organization.alternateName,
+      description: organization.description,
+    };
+  }
+
+  /**
+   * Tags in the order given, then the tags they imply, each term once. A repeat of a term only fills in
+   * what the first tag of it left out, so an attribute id or label given anywhere is kept.
+   */
+  private resolveTags(tags: readonly TagRecord[]): ResolvedTag[] {
+    const resolved = new Map<string, ResolvedTag>();
+    const add = (tag: TagRecord) => {
+      const key = termKey(tag.taxonomy, tag.code);
+      const first = resolved.get(key);
+      if (first === undefined) {
+        const { attributeId, label, linkType, value } = tag;
+        resolved.set(key, { term: this.termByKey.get(key)!, attributeId, label, linkType, value });
+      } else {
+        first.attributeId ??= tag.attributeId;
+        first.label ??= tag.label;
+        first.linkType ??= tag.linkType;
+        first.value ??= tag.value;
+      }
+    };
+    tags.forEach(add);
+    for (const tag of tags) this.implied.get(termKey(tag.taxonomy, tag.code))?.forEach(add);
+    return [...resolved.values()];
+  }
+}
+
+/**
+ * A parent in the input is named only when it is published. One that is not in the input is named as
+ * given where references may dangle (an HSDS package may refer to organizations published elsewhere),
+ * and left out otherwise.
+ */
+function servedParentId({ parentExternalId: parent, lenientReferences }: OrganizationRecord, parentPublished: number | null): string | undefined {
+  if (parent === undefined) return undefined;
+  if (parentPublished === null) return lenientReferences === true ? organizationId(parent) : undefined;
+  return parentPublished === 1 ? organizationId(parent) : undefined;
+}
+
+/** One url object per URL: a repeat would get the same derived id. */
+function uniqueUrls(urls: readonly UrlRecord[]): UrlRecord[] {
+  const byUrl = new Map<string, UrlRecord>();
+  for (const url of urls) if (!byUrl.has(url.url)) byUrl.set(url.url, url);
+  return [...byUrl.values()];
+}
+
+function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[]): OrganizationIdentifierRecord[] {
+  const byKey = new Map<string, OrganizationIdentifierRecord>();
+  for (const identifier of identifiers) {
+    const key = `${identifier.scheme ?? ''}\u0000${identifier.identifier}`;
+    if (!byKey.has(key)) byKey.set(key, identifier);
+  }
+  return [...byKey.values()];
+}
+
+/** Renders batches of rows, in order, here or on a worker thread. */
+export interface BatchRenderer {
+  render(rows: StagedRow[]): Promise<RenderedRow[]>;
+  close(): Promise<void>;
+}
+
+/** Below this many organizations a worker's start (tens of milliseconds) costs more than it saves. */
+export const WORKER_FROM_ORGANIZATIONS = 20_000;
+
+/**
+ * A worker thread where a second core can take the rendering and the input is large enough for it
+ * to pay; otherwise this thread.
+ */
+export function batchRenderer(vocabulary: RenderVocabulary, organizations: number, inWorker = organizations >= WORKER_FROM_ORGANIZATIONS && availableParallelism() > 1): BatchRenderer {
+  if (!inWorker) {
+    const renderer = new RowRenderer(vocabulary);
+    return { render: async (rows) => rows.map((row) => renderer.render(row)), close: async () => {} };
+  }
+  return new WorkerRenderer(vocabulary);
+}
+
+type WorkerReply = { batch: number; rendered: RenderedRow[] } | { batch: number; error: string };
+
+class WorkerRenderer implements BatchRenderer {
+  private readonly worker: Worker;
+  private readonly waiting = new Map<number, { resolve: (rows: RenderedRow[]) => void; reject: (error: Error) => void }>();
+  private batches = 0;
+  private failure: Error | undefined;
+
+  constructor(vocabulary: RenderVocabulary) {
+    this.worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: vocabulary, resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 48 } });
+    this.worker.on('message', (reply: WorkerReply) => {
+      const waiting = this.waiting.get(reply.batch)!;
+      this.waiting.delete(reply.batch);
+      if ('error' in reply) waiting.reject(new Error(`rendering organizations failed: ${reply.error}`));
+      else waiting.resolve(reply.rendered);
+    });
+    const fail = (error: Error) => {
+      this.failure = error;
+      for (const waiting of this.waiting.values()) waiting.reject(error);
+      this.waiting.clear();
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`the rendering worker stopped (exit code ${code})`)));
+  }
+
+  render(rows: StagedRow[]): Promise<RenderedRow[]> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    const batch = ++this.batches;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(batch, { resolve, reject });
+      this.worker.postMessage({ batch, rows });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.failure ??= new Error('the rendering worker was closed');
+    await this.worker.terminate();
+  }
+}
