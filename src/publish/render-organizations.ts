@@ -189,7 +189,7 @@ class WorkerRenderer implements BatchRenderer {
   private failure: Error | undefined;
 
   constructor(vocabulary: RenderVocabulary) {
-    this.worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: vocabulary, resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 48 } });
+    this.worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: vocabulary, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 32 } });
     this.worker.on('message', (reply: WorkerReply) => {
       const waiting = this.waiting.get(reply.batch)!;
       this.waiting.delete(reply.batch);
