@@ -149,7 +149,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     responseCacheBytes: options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES,
     stores: options.stores,
     publicBaseUrl: options.publicBaseUrl,
-    hitsBeforeFastify: (options.publicBaseUrl !== undefined || trustProxy === false) && (options.rateLimitPerMinute ?? 0) === 0,
+    // Hits answered before Fastify take no X-Forwarded-* headers: not for their links' origin, nor to
+    // key the rate limit on the client behind a proxy.
+    hitsBeforeFastify: (options.publicBaseUrl !== undefined || trustProxy === false) && ((options.rateLimitPerMinute ?? 0) === 0 || trustProxy === false),
   });
   await app.register(docs, { publicBaseUrl: options.publicBaseUrl });
 

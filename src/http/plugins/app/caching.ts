@@ -18,8 +18,8 @@ export interface CachingOptions {
   stores: StoreProvider;
   publicBaseUrl: string | undefined;
   /**
-   * Whether a hit may be answered before Fastify: not when links follow a trusted proxy's
-   * X-Forwarded-* headers, nor when requests are rate-limited (the limit is counted in Fastify).
+   * Whether a hit may be answered before Fastify: not when links, or the rate limit's client
+   * address, follow a trusted proxy's X-Forwarded-* headers.
    */
   hitsBeforeFastify: boolean;
 }

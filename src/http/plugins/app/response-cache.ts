@@ -275,12 +275,16 @@ export default fp<ResponseCacheOptions>(
       const origin = configuredOrigin ?? originOf('http', headers.host);
       const entry = cache.get(cacheKey(dataset.version, origin, url, ''), false);
       if (entry === undefined) return false;
+      // Counted where Fastify's rate-limit hook would count it; a client over the limit gets its 429 there.
+      const rateLimit = app.countBeforeFastify === undefined ? {} : app.countBeforeFastify(request);
+      if (rateLimit === undefined) return false;
       const coding = codingFor(headers, true);
       const { etag, lastModified } = app.validators.of(dataset.version, dataset.publishedAt, origin, coding);
       const id = requestId(request);
       const head: Record<string, string | number> = {
         [REQUEST_ID_HEADER]: id,
         'x-content-type-options': 'nosniff',
+        ...rateLimit,
         ...CORS_RESPONSE_HEADERS,
         ...validatorHeaders(cacheControl, etag, lastModified),
       };
