@@ -208,14 +208,19 @@ class WorkerRenderer implements BatchRenderer {
   render(rows: StagedRow[]): Promise<RenderedRow[]> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     const batch = ++this.batches;
-    return new Promise((resolve, reject) => {
+    const rendered = new Promise<RenderedRow[]>((resolve, reject) => {
       this.waiting.set(batch, { resolve, reject });
       this.worker.postMessage({ batch, rows });
     });
+    // A batch still in flight when an earlier one fails is never awaited: its failure is not unhandled.
+    rendered.catch(() => {});
+    return rendered;
   }
 
   async close(): Promise<void> {
     this.failure ??= new Error('the rendering worker was closed');
+    // Batches a failed build left in flight are dropped, not failed: nobody waits for them.
+    this.waiting.clear();
     await this.worker.terminate();
   }
 }
