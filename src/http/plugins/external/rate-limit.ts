@@ -35,8 +35,9 @@ export default fp<{ perMinute: number }>(
     await app.register(rateLimit, {
       max: perMinute,
       timeWindow: WINDOW_MS,
-      // The plugin makes its store from this class; the same one counts hits answered before Fastify.
-      // (neither continueExceeding nor exponentialBackoff is set: a window ends a minute after it began).
+      // The plugin makes its store from this class, and the same store counts hits answered before
+      // Fastify. Made as the plugin's default would be here: neither continueExceeding nor
+      // exponentialBackoff is set, so a window ends a minute after it began.
       store: class {
         constructor() {
           store = new LocalStore(false, false);
