@@ -47,7 +47,7 @@ export interface RenderVocabulary {
   implied: [key: string, tags: readonly TagRecord[]][];
 }
 
-export function renderVocabulary(
+export function vocabularyForRendering(
   termByKey: ReadonlyMap<string, RenderedTerm>,
   impliedTags: ((tag: TagRecord) => readonly TagRecord[]) | undefined,
 ): RenderVocabulary {

@@ -16,6 +16,7 @@ export class SearchIndexWriter {
   private readonly stageOrganization: StatementSync;
   /** Per name word: its token and how many organizations hold it. */
   private readonly vocabulary = new Map<string, { token: string; organizations: number }>();
+  private readonly tokensOfTopic = new Map<number, readonly string[]>();
 
   constructor(db: DatabaseSync, keepSearchText: boolean) {
     this.db = db;
@@ -40,14 +41,43 @@ export class SearchIndexWriter {
     for (const insert of this.inserts.get(list)!) insert.run(position, titleLine, bodyLine);
   }
 
-  /** An organization's entry (see OrganizationSearchText), counting its words for the vocabulary. */
-  writeOrganization(position: number, entry: OrganizationSearchEntry): void {
-    entry.words.forEach((word, index) => {
-      const counted = this.vocabulary.get(word);
-      if (counted === undefined) this.vocabulary.set(word, { token: entry.tokens[index]!, organizations: 1 });
-      else counted.organizations++;
-    });
-    this.stageOrganization.run(position, entry.length, entry.names, entry.title, entry.body);
+  /**
+   * `topics`: the terms it is classified under (their names and positions), which rank it first among
+   * names alike.
+   */
+  writeOrganization(
+    position: number,
+    name: string,
+    alternateName: string | undefined,
+    description: string | undefined,
+    topics: readonly { name: string; position: number }[],
+  ): void {
+    const nameWords = textWords(name);
+    const alternateWords = textWords(alternateName);
+    const seen = new Set<string>();
+    for (const { word, token } of [...nameWords, ...alternateWords]) {
+      if (seen.has(word)) continue;
+      seen.add(word);
+      const entry = this.vocabulary.get(word);
+      if (entry === undefined) this.vocabulary.set(word, { token, organizations: 1 });
+      else entry.organizations++;
+    }
+    const topicTokens = new Set(topics.flatMap((topic) => this.topicTokens(topic)));
+    const names = [
+      nameWords.map((word) => word.word).join(' '),
+      alternateWords.map((word) => word.word).join(' '),
+      [...topicTokens].join(' '),
+      [...new Set(topics.map((topic) => topic.position))].join(' '),
+    ].join('\t');
+    const title = [...indexedTokens(nameWords), ...indexedTokens(alternateWords)].join(' ');
+    this.stageOrganization.run(position, nameWords.length, names, title, searchLine(description));
+  }
+
+  /** The tokens of a term's name, made once per term: many organizations share each term. */
+  private topicTokens(topic: { name: string; position: number }): readonly string[] {
+    let tokens = this.tokensOfTopic.get(topic.position);
+    if (tokens === undefined) this.tokensOfTopic.set(topic.position, (tokens = indexedWords(topic.name)));
+    return tokens;
   }
 
   /** After the last organization: fills the organization index in rank order, and the vocabulary. */
@@ -68,55 +98,5 @@ export class SearchIndexWriter {
     const insertWord = this.db.prepare('INSERT INTO search_vocabulary (word, token, organizations) VALUES (?, ?, ?)');
     for (const [word, { token, organizations }] of this.vocabulary) insertWord.run(word, token, organizations);
     this.vocabulary.clear();
-  }
-}
-
-/** What the search index keeps of an organization, made from its texts alone. */
-export interface OrganizationSearchEntry {
-  /** Words of its name: shorter names rank first among matches alike. */
-  length: number;
-  /** Name words, alternate name words, topic tokens and topic positions, as organization_search keeps them. */
-  names: string;
-  /** Indexed tokens of its names, and of its description. */
-  title: string;
-  body: string;
-  /** The words of its names, each once, and their tokens: for the vocabulary. */
-  words: string[];
-  tokens: string[];
-}
-
-export class OrganizationSearchText {
-  private readonly tokensOfTopic = new Map<number, readonly string[]>();
-
-  /**
-   * `topics`: the terms it is classified under (their names and positions), which rank it first among
-   * names alike.
-   */
-  entry(name: string, alternateName: string | undefined, description: string | undefined, topics: readonly { name: string; position: number }[]): OrganizationSearchEntry {
-    const nameWords = textWords(name);
-    const alternateWords = textWords(alternateName);
-    const words: string[] = [];
-    const tokens: string[] = [];
-    for (const { word, token } of [...nameWords, ...alternateWords]) {
-      if (words.includes(word)) continue;
-      words.push(word);
-      tokens.push(token);
-    }
-    const topicTokens = new Set(topics.flatMap((topic) => this.topicTokens(topic)));
-    const names = [
-      nameWords.map((word) => word.word).join(' '),
-      alternateWords.map((word) => word.word).join(' '),
-      [...topicTokens].join(' '),
-      [...new Set(topics.map((topic) => topic.position))].join(' '),
-    ].join('\t');
-    const title = [...indexedTokens(nameWords), ...indexedTokens(alternateWords)].join(' ');
-    return { length: nameWords.length, names, title, body: searchLine(description), words, tokens };
-  }
-
-  /** The tokens of a term's name, made once per term: many organizations share each term. */
-  private topicTokens(topic: { name: string; position: number }): readonly string[] {
-    let tokens = this.tokensOfTopic.get(topic.position);
-    if (tokens === undefined) this.tokensOfTopic.set(topic.position, (tokens = indexedWords(topic.name)));
-    return tokens;
   }
 }

@@ -4,9 +4,8 @@ import { withLastModified } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
-import { batchRenderer, renderVocabulary } from './render-organizations.ts';
+import { batchRenderer, vocabularyForRendering } from './render-organizations.ts';
 import type { RenderedRow, StagedRow } from './render-organizations.ts';
-import { OrganizationSearchText } from './search-index.ts';
 import type { SearchIndexWriter } from './search-index.ts';
 import { TAX_STATUS_FACET, termFacet } from '../store/facets.ts';
 
@@ -70,7 +69,6 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
       LEFT JOIN staging.organizations p ON p.external_id = o.parent
     WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
   const termById = new Map([...writer.termByKey.values()].map((term) => [term.id, term]));
-  const searchText = new OrganizationSearchText();
   let position = 0;
   const write = (rendered: RenderedRow) => {
     const modifiedAt = writer.previous.unchangedSince(rendered.externalId, rendered.contentHash) ?? writer.publishedAt;
@@ -81,7 +79,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
     insertDocument.run(position, detailJson);
     const terms = rendered.termIds.map((id) => termById.get(id)!);
     const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
-    writer.searchIndex.writeOrganization(position, searchText.entry(rendered.name, rendered.alternateName, rendered.description, topics));
+    writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);
     const taxonomies = new Set<string>();
     const subtrees = new Set<number>();
     for (const term of terms) {
@@ -101,7 +99,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   // Batches go to the renderer as they are read; while it renders the next one, this thread writes the
   // one before. Small batches, two in flight: more kept rows long enough to reach V8's old space,
   // whose growth took the bundled import's peak from 346 to 420 MB at 100 rows × 3 for no gain in time.
-  const renderer = batchRenderer(renderVocabulary(writer.termByKey, writer.input.impliedTags), writer.organizations, writer.renderInWorker);
+  const renderer = batchRenderer(vocabularyForRendering(writer.termByKey, writer.input.impliedTags), writer.organizations, writer.renderInWorker);
   try {
     const inFlight: Promise<RenderedRow[]>[] = [];
     let batch: StagedRow[] = [];
