@@ -19,6 +19,8 @@ if (major < 24) {
     process.exit(1);
   }
 }
-const child = spawn(node, [...NODE_FLAGS, cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+// The IPC channel closes when this process dies, even by SIGKILL, which it cannot pass on: the child
+// then stops as on SIGTERM (src/cli.ts), so that no server is left behind holding the port.
+const child = spawn(node, [...NODE_FLAGS, cli, ...process.argv.slice(2)], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { runImport } from './cli/import.ts';
 import { runServe } from './cli/serve.ts';
 import { runMigrate } from './cli/migrate.ts';
@@ -75,6 +76,13 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'migrate') return runMigrate(loadMigrateConfig(rest, process.env), write);
   if (command === 'use') return runUse(loadUseConfig(rest, process.env), write);
   return runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write);
+}
+
+// Started by bin/hsds-org-api.js (or another process's fork): when that process is gone, stop as if
+// it had passed on SIGTERM. Not in a serve worker, whose channel is node:cluster's.
+if (process.channel !== undefined && !cluster.isWorker) {
+  process.channel.unref();
+  process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
 }
 
 main(process.argv.slice(2)).then(

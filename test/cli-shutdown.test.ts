@@ -98,6 +98,16 @@ describe('shutting down on SIGTERM', () => {
     assert.equal(code, 0);
   });
 
+  it('stops too when the command is killed outright (SIGKILL, which it cannot pass on): no server is left holding the port', async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const server = serve(join(data.path, 'data'), port);
+    await waitFor(() => accepts(origin), 15_000, 'the server');
+    server.child.kill('SIGKILL');
+    await server.exited;
+    await waitFor(async () => !(await accepts(origin)), 5000, 'the server behind the command to stop');
+  });
+
   it('gives up on a response not read within --shutdown-timeout, and exits 1 then', async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;

@@ -47,12 +47,13 @@ async function servesWithWorkers(backend: Backend, scratch: string): Promise<voi
     env: { ...process.env, ...backend.env },
   });
   const exited = new Promise<number | null>((resolve) => primary.once('exit', resolve));
+  let pids: number[] = [];
   try {
     let output = '';
     primary.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     primary.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitFor(() => /workers serving at/.test(output), 20_000, 'the workers to listen');
-    const pids = /\(pids ([\d, ]+)\)/.exec(output)![1]!.split(', ').map(Number);
+    pids = /\(pids ([\d, ]+)\)/.exec(output)![1]!.split(', ').map(Number);
     assert.equal(pids.length, WORKERS);
     assert.ok(!pids.includes(primary.pid!) && pids.every(isAlive), 'processes of their own');
 
@@ -81,6 +82,7 @@ async function servesWithWorkers(backend: Backend, scratch: string): Promise<voi
     assert.deepEqual(pids.filter(isAlive), [], 'no worker is left');
   } finally {
     primary.kill('SIGKILL');
+    for (const pid of pids.filter(isAlive)) process.kill(pid, 'SIGKILL');
   }
 }
 

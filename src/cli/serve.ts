@@ -91,7 +91,7 @@ async function serveHere(config: ServeConfig, write: (line: string) => void): Pr
   const forwardLog: Log = { info: (message) => log.info(message), error: (message) => log.error(message) };
   let stores: StoreProvider;
   try {
-    stores = config.database === undefined ? await LiveSqliteStores.open(config.dataDir, forwardLog) : new PostgresStores(config.database, forwardLog);
+    stores = config.database === undefined ? await LiveSqliteStores.open(config.dataDir, forwardLog) : await PostgresStores.open(config.database, forwardLog);
   } catch (error) {
     if (!(error instanceof DamagedSnapshot)) throw error;
     write(`Error: the live ${error.message}. Nothing was changed.`);

@@ -69,8 +69,7 @@ export const quietLog = { info: () => {}, error: () => {} };
 export async function publishedDatabase(input: DatasetInput, options: Pick<BuildOptions, 'now'> = {}) {
   const database = await temporaryDatabase();
   await publishToPostgres(input, { url: database.url, migrate: true }, options);
-  const stores = new PostgresStores(testSettings(database.url), quietLog);
-  await waitFor(() => stores.generation !== undefined, 5000, 'the published generation');
+  const stores = await PostgresStores.open(testSettings(database.url), quietLog);
   return {
     url: database.url,
     stores,

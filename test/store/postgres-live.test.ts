@@ -24,10 +24,9 @@ describe('PostgreSQL: several instances on one database', postgresSuite, () => {
     database = await temporaryDatabase();
     await publishToPostgres(fixtureDataset(), { url: database.url, migrate: true });
     for (let index = 0; index < 2; index++) {
-      const stores = new PostgresStores(testSettings(database.url), quietLog);
+      const stores = await PostgresStores.open(testSettings(database.url), quietLog);
       instances.push({ app: await buildApp({ stores, logLevel: 'silent' }), stores });
     }
-    await waitFor(() => instances.every(({ stores }) => stores.generation !== undefined), 5000, 'both instances');
   });
   after(async () => {
     for (const { app } of instances) await app.close();
@@ -51,10 +50,9 @@ describe('PostgreSQL: several instances on one database', postgresSuite, () => {
   });
 
   it('never mixes two versions in one response while a publish switches', async () => {
-    const stores = new PostgresStores(testSettings(database.url), quietLog);
+    const stores = await PostgresStores.open(testSettings(database.url), quietLog);
     const app = await buildApp({ stores, logLevel: 'silent', responseCacheBytes: 0 });
     try {
-      await waitFor(() => stores.generation !== undefined, 5000, 'the generation');
       const suffixed = publishedOrganizations.map((organization) => ({ ...organization, name: `${organization.name} Two` }));
       const seen = new Map<string, Set<boolean>>();
       const read = async () => {
@@ -101,6 +99,24 @@ describe('PostgreSQL: several instances on one database', postgresSuite, () => {
     }
   });
 
+  it('opens once it serves the live generation, and at once, unready, when the database cannot be reached', async () => {
+    const stores = await PostgresStores.open(testSettings(database.url), quietLog);
+    try {
+      assert.notEqual(stores.generation, undefined);
+      assert.equal((await stores.readiness()).ready, true);
+    } finally {
+      await stores.close();
+    }
+    const started = performance.now();
+    const nowhere = await PostgresStores.open(testSettings('postgres://postgres@127.0.0.1:9/none'), quietLog);
+    try {
+      assert.ok(performance.now() - started < 2000);
+      assert.deepEqual(await nowhere.readiness(), { ready: false, reason: 'the database is not reachable' });
+    } finally {
+      await nowhere.close();
+    }
+  });
+
   it('publishes nothing from an invalid input, and leaves no trace', async () => {
     const live = await versionOf(instances[0]!.app);
     const broken = fixtureDataset({ organizations: [...publishedOrganizations, publishedOrganizations[0]!] });
@@ -116,10 +132,9 @@ describe('PostgreSQL going away and coming back', postgresSuite, () => {
   before(async () => {
     cluster = await privateCluster();
     await publishToPostgres(fixtureDataset(), { url: cluster.url, migrate: true });
-    const stores = new PostgresStores(testSettings(cluster.url), quietLog);
+    const stores = await PostgresStores.open(testSettings(cluster.url), quietLog);
     // No response cache: every request below reaches the database.
     app = await buildApp({ stores, logLevel: 'silent', responseCacheBytes: 0 });
-    await waitFor(() => stores.generation !== undefined, 5000, 'the generation');
   });
   after(async () => {
     await app.close();

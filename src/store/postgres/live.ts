@@ -55,8 +55,22 @@ export class PostgresStores implements StoreProvider {
   private outage = false;
   private lastProblem: string | undefined;
   private closed = false;
+  /** Settles when the first connection attempt has loaded the live generation, or failed to. */
+  private readonly firstAttempt: Promise<void>;
+  private firstAttemptDone!: () => void;
+
+  /**
+   * Opens the provider and waits for its first connection attempt: a server that listens after it
+   * serves the live dataset at once when the database is up, and answers 503 while it is not.
+   */
+  static async open(settings: PostgresSettings, log: LiveStoreLog): Promise<PostgresStores> {
+    const stores = new PostgresStores(settings, log);
+    await stores.firstAttempt;
+    return stores;
+  }
 
   constructor(settings: PostgresSettings, log: LiveStoreLog) {
+    this.firstAttempt = new Promise((resolve) => (this.firstAttemptDone = resolve));
     this.settings = settings;
     this.log = log;
     this.primary = createPool(settings.url, settings, 'primary');
@@ -76,7 +90,7 @@ export class PostgresStores implements StoreProvider {
   }
 
   private async listen(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed) return this.firstAttemptDone();
     const client = new pg.Client({ connectionString: this.settings.url, connectionTimeoutMillis: this.settings.connectTimeoutMs, keepAlive: true, application_name: 'hsds-org-api listener' });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
@@ -88,16 +102,20 @@ export class PostgresStores implements StoreProvider {
       await client.query(`LISTEN ${PUBLISH_CHANNEL}`);
     } catch (error) {
       this.lost(client, error);
+      this.firstAttemptDone();
       return;
     }
     if (this.closed) {
       await client.end().catch(() => {});
+      this.firstAttemptDone();
       return;
     }
     this.listener = client;
     if (this.outage) this.log.info('database reachable again');
     this.outage = false;
     await this.refresh();
+    await this.following;
+    this.firstAttemptDone();
   }
 
   private lost(client: pg.Client, error?: unknown): void {
@@ -106,6 +124,7 @@ export class PostgresStores implements StoreProvider {
     client.on('error', () => {});
     void client.end().catch(() => {});
     if (this.closed || this.reconnect !== undefined) return;
+    if (this.current === undefined) this.notReady = 'the database is not reachable';
     if (!this.outage) this.log.error(`lost the database connection (${error instanceof Error ? error.message : 'closed'}); reconnecting`);
     this.outage = true;
     this.reconnect = setTimeout(() => {
