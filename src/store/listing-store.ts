@@ -71,6 +71,13 @@ export interface ListingBackend<Param> {
 
 const EMPTY: Page = { total: 0, items: [] };
 
+/** What an organization search matches (see ListingStore.searchMatches). */
+interface SearchMatches<Param> {
+  query: SearchQuery;
+  listing: Listing<Param>;
+  total: number;
+}
+
 /** Searches whose words are kept made (see ListingStore.query); the oldest goes first. */
 const QUERIES_KEPT = 256;
 
@@ -113,9 +120,24 @@ export class ListingStore<Param> implements Store {
     if (simple.search === undefined && simple.modifiedSince === undefined && memberships.length <= 1) {
       return this.backend.organizationsByPosition(memberships[0], view, range);
     }
-    const query = this.query(simple);
-    const listing = this.backend.organizationListing(simple, memberships, view, query);
-    return query === undefined ? this.page(listing, range) : this.searchPage(listing, query, simple, range);
+    if (simple.search === undefined) return this.page(this.backend.organizationListing(simple, memberships, view), range);
+    return this.searchPage(await this.searchMatches(simple, memberships, view), simple, range);
+  }
+
+  /**
+   * A search's query, listing and total: as typed, or when that matches nothing and correcting its
+   * short words too matches something, that (see organizationQuery).
+   */
+  private async searchMatches(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView): Promise<SearchMatches<Param>> {
+    const query = this.query(filter)!;
+    const listing = this.backend.organizationListing(filter, memberships, view, query);
+    const total = await this.backend.count(listing);
+    if (total > 0) return { query, listing, total };
+    const lenient = this.query(filter, true)!;
+    if (lenient.words.every((word, index) => word.alternatives.size === query.words[index]!.alternatives.size)) return { query, listing, total };
+    const lenientListing = this.backend.organizationListing(filter, memberships, view, lenient);
+    const lenientTotal = await this.backend.count(lenientListing);
+    return lenientTotal > 0 ? { query: lenient, listing: lenientListing, total: lenientTotal } : { query, listing, total };
   }
 
   async *allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
@@ -123,13 +145,12 @@ export class ListingStore<Param> implements Store {
     if (simple === undefined) return;
     const memberships = await this.membershipsOf(simple);
     if (memberships === 'none') return;
-    const query = this.query(simple);
-    const listing = this.backend.organizationListing(simple, memberships, view, query);
-    if (query === undefined) {
-      yield* this.backend.all(listing, false);
+    if (simple.search === undefined) {
+      yield* this.backend.all(this.backend.organizationListing(simple, memberships, view), false);
       return;
     }
-    const window = await this.rankedWindow(listing, query, await this.backend.count(listing));
+    const { query, listing, total } = await this.searchMatches(simple, memberships, view);
+    const window = await this.rankedWindow(listing, query, total);
     for (let start = 0; start < window.length; start += BATCH) yield await this.backend.jsonOf(listing, window.slice(start, start + BATCH).map((candidate) => candidate.position));
     if (window.length === RANKED_SEARCH_LIMIT) {
       const lastRank = Math.max(...window.map((candidate) => candidate.rank));
@@ -165,7 +186,11 @@ export class ListingStore<Param> implements Store {
     let counts: FacetCount[] = [];
     if (simple !== undefined && memberships !== 'none' && asked.length > 0) {
       const unfiltered = simple.search === undefined && simple.modifiedSince === undefined && memberships.length === 0;
-      const listing = unfiltered ? undefined : this.backend.organizationListing(simple, memberships, {}, this.query(simple));
+      const listing = unfiltered
+        ? undefined
+        : simple.search === undefined
+          ? this.backend.organizationListing(simple, memberships, {})
+          : (await this.searchMatches(simple, memberships, {})).listing;
       counts = await this.backend.facetCounts(listing, [...new Set(asked.map((entry) => entry.facet))]);
     }
     const facets: Facets = {};
@@ -177,14 +202,14 @@ export class ListingStore<Param> implements Store {
    * The search's words and alternatives, kept per text: a page with facets asks for both from one
    * request, and correcting a long word reads the vocabulary for milliseconds.
    */
-  private query(filter: OrganizationFilter): SearchQuery | undefined {
+  private query(filter: OrganizationFilter, shortWords = false): SearchQuery | undefined {
     if (filter.search === undefined) return undefined;
-    const text = filter.search.join(' ');
-    let query = this.queries.get(text);
+    const key = `${shortWords ? 'short words ' : ''}\t${filter.search.join(' ')}`;
+    let query = this.queries.get(key);
     if (query === undefined) {
       if (this.queries.size >= QUERIES_KEPT) this.queries.delete(this.queries.keys().next().value!);
-      query = organizationQuery(filter.search, this.backend.vocabulary);
-      this.queries.set(text, query);
+      query = organizationQuery(filter.search, this.backend.vocabulary, shortWords);
+      this.queries.set(key, query);
     }
     return query;
   }
@@ -194,8 +219,7 @@ export class ListingStore<Param> implements Store {
    * name words first) ranked (search-query.ts), the rest after them in list order. An empty page may
    * carry the closest spelling that matches.
    */
-  private async searchPage(listing: Listing<Param>, query: SearchQuery, filter: OrganizationFilter, range: PositionRange): Promise<Page> {
-    const total = await this.backend.count(listing);
+  private async searchPage({ listing, query, total }: SearchMatches<Param>, filter: OrganizationFilter, range: PositionRange): Promise<Page> {
     if (total === 0) return { total, items: [], suggestion: await this.suggestion(filter) };
     if (range.first > total) return { total, items: [] };
     const start = range.first - 1;

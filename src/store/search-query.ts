@@ -12,7 +12,9 @@ import type { SearchWords } from './store.ts';
  *   never for shorter words, which have too many neighbours;
  * - for the last word, of 3 letters or more: the names' words it begins (cost 1, and a little more the
  *   fewer organizations hold the completion), so a search can be typed unfinished.
- * A search's total counts every organization matched so.
+ * A search that matches nothing so is made again with words of 3 and 4 letters corrected too, one
+ * edit away, as long words are (`fod bank` finds food banks): ListingStore answers with that when it
+ * matches. A search's total counts every organization matched by the search answered.
  */
 
 export const FUZZY_MIN_LENGTH = 5;
@@ -40,10 +42,14 @@ export interface SearchQuery {
   words: QueryWord[];
 }
 
-const allowedEdits = (word: string): number => (word.length >= TWO_EDITS_MIN_LENGTH ? 2 : word.length >= FUZZY_MIN_LENGTH ? 1 : 0);
+const allowedEdits = (word: string, shortWords: boolean): number =>
+  word.length >= TWO_EDITS_MIN_LENGTH ? 2 : word.length >= FUZZY_MIN_LENGTH || (shortWords && word.length >= PREFIX_MIN_LENGTH) ? 1 : 0;
 
-/** A search's words with their alternatives, drawn from the organizations' name words. */
-export function organizationQuery(search: SearchWords, vocabulary: Vocabulary): SearchQuery {
+/**
+ * A search's words with their alternatives, drawn from the organizations' name words; with
+ * `shortWords`, words of 3 and 4 letters are corrected too (for a search that matched nothing).
+ */
+export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, shortWords = false): SearchQuery {
   const typed = queryWords(search);
   return {
     words: typed.map(({ word, token, phrase }, index) => {
@@ -52,7 +58,7 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary): 
         if (cost < (alternatives.get(candidate) ?? Infinity)) alternatives.set(candidate, cost);
       };
       const held = vocabulary.get(word)?.organizations ?? 0;
-      const edits = allowedEdits(word);
+      const edits = allowedEdits(word, shortWords);
       if (edits > 0 && held < SURELY_SPELT_RIGHT) {
         vocabulary
           .near(word, edits)

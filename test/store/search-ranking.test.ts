@@ -71,9 +71,12 @@ function describeRanking(label: string, open: (sample: DatasetSample) => Promise
       assert.deepEqual([found[8]!.name, codes[8]], ['BOBCAT BOOSTER CLUB', 'B12']);
     });
 
-    it('does not correct short words, but suggests a spelling that matches', async () => {
-      const page = await names(opened.store, 'boys & girs club douglas');
-      assert.deepEqual({ total: page.total, suggestion: page.suggestion }, { total: 0, suggestion: 'boys & girls club douglas' });
+    it('corrects short words only when the search matches nothing as typed, and else suggests a spelling that matches', async () => {
+      assert.deepEqual((await names(opened.store, 'boys & girs club douglas', 1)).names, ['BOYS & GIRLS CLUB OF DOUGLAS']);
+      const art = await names(opened.store, 'art', 50);
+      assert.ok(art.total > 0 && art.names.every((name) => /\bART/.test(name)), 'a short word some name holds is not corrected (only completed, as the last word)');
+      const page = await names(opened.store, 'casper humane sosiaty');
+      assert.deepEqual({ total: page.total, suggestion: page.suggestion }, { total: 0, suggestion: 'casper humane society' });
       const nothingClose = await names(opened.store, 'casper humane socity club');
       assert.deepEqual({ total: nothingClose.total, suggestion: nothingClose.suggestion }, { total: 0, suggestion: undefined }, 'its spellings find nothing either');
     });
