@@ -1,4 +1,4 @@
-import { findTaxonomyRow, findTermRow, membershipsOf, searchesNothing, simplifiedFilter } from './filter-plan.ts';
+import { findTaxonomyRow, findTermRow, isSearchAlone, membershipsOf, searchesNothing, simplifiedFilter } from './filter-plan.ts';
 import { labelled, TAX_STATUS_FACET, termFacet } from './facets.ts';
 import type { FacetCount, FacetLabels, FacetRequest, Facets } from './facets.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filter-plan.ts';
@@ -73,9 +73,10 @@ const EMPTY: Page = { total: 0, items: [] };
 
 /** What an organization search matches (see ListingStore.searchMatches). */
 interface SearchMatches<Param> {
-  query: SearchQuery;
   listing: Listing<Param>;
   total: number;
+  /** The first RANKED_SEARCH_LIMIT matches, ranked. */
+  window(): Promise<Candidate[]>;
 }
 
 /** Searches whose words are kept made (see ListingStore.query); the oldest goes first. */
@@ -121,23 +122,29 @@ export class ListingStore<Param> implements Store {
       return this.backend.organizationsByPosition(memberships[0], view, range);
     }
     if (simple.search === undefined) return this.page(this.backend.organizationListing(simple, memberships, view), range);
-    return this.searchPage(await this.searchMatches(simple, memberships, view), simple, range);
+    return this.searchPage(await this.searchMatches(simple, memberships, view, range.first <= RANKED_SEARCH_LIMIT), simple, range);
   }
 
   /**
    * A search's query, listing and total: as typed, or when that matches nothing and correcting its
    * short words too matches something, that (see organizationQuery).
    */
-  private async searchMatches(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView): Promise<SearchMatches<Param>> {
+  private async searchMatches(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, ranked = false): Promise<SearchMatches<Param>> {
     const query = this.query(filter)!;
     const listing = this.backend.organizationListing(filter, memberships, view, query);
+    // Searched alone, the vocabulary tells closely enough how many match to choose how the matches
+    // are read: the ranked window is read while they are counted.
+    const early = ranked && isSearchAlone(filter, memberships) ? this.rankedWindow(listing, query, query.estimatedMatches) : undefined;
+    early?.catch(() => {});
     const total = await this.backend.count(listing);
-    if (total > 0) return { query, listing, total };
+    if (total > 0) return { listing, total, window: () => early ?? this.rankedWindow(listing, query, total) };
     const lenient = this.query(filter, true)!;
-    if (lenient.words.every((word, index) => word.alternatives.size === query.words[index]!.alternatives.size)) return { query, listing, total };
-    const lenientListing = this.backend.organizationListing(filter, memberships, view, lenient);
-    const lenientTotal = await this.backend.count(lenientListing);
-    return lenientTotal > 0 ? { query: lenient, listing: lenientListing, total: lenientTotal } : { query, listing, total };
+    const unchanged = lenient.words.every((word, index) => word.alternatives.size === query.words[index]!.alternatives.size);
+    const lenientListing = unchanged ? listing : this.backend.organizationListing(filter, memberships, view, lenient);
+    const lenientTotal = unchanged ? 0 : await this.backend.count(lenientListing);
+    return lenientTotal > 0
+      ? { listing: lenientListing, total: lenientTotal, window: () => this.rankedWindow(lenientListing, lenient, lenientTotal) }
+      : { listing, total, window: async () => [] };
   }
 
   async *allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
@@ -149,8 +156,8 @@ export class ListingStore<Param> implements Store {
       yield* this.backend.all(this.backend.organizationListing(simple, memberships, view), false);
       return;
     }
-    const { query, listing, total } = await this.searchMatches(simple, memberships, view);
-    const window = await this.rankedWindow(listing, query, total);
+    const { listing, window: ranked } = await this.searchMatches(simple, memberships, view, true);
+    const window = await ranked();
     for (let start = 0; start < window.length; start += BATCH) yield await this.backend.jsonOf(listing, window.slice(start, start + BATCH).map((candidate) => candidate.position));
     if (window.length === RANKED_SEARCH_LIMIT) {
       const lastRank = Math.max(...window.map((candidate) => candidate.rank));
@@ -219,13 +226,13 @@ export class ListingStore<Param> implements Store {
    * name words first) ranked (search-query.ts), the rest after them in list order. An empty page may
    * carry the closest spelling that matches.
    */
-  private async searchPage({ listing, query, total }: SearchMatches<Param>, filter: OrganizationFilter, range: PositionRange): Promise<Page> {
+  private async searchPage({ listing, total, window }: SearchMatches<Param>, filter: OrganizationFilter, range: PositionRange): Promise<Page> {
     if (total === 0) return { total, items: [], suggestion: await this.suggestion(filter) };
     if (range.first > total) return { total, items: [] };
     const start = range.first - 1;
     const end = start + range.count;
     const windowLength = Math.min(total, RANKED_SEARCH_LIMIT);
-    const items = start < windowLength ? await this.backend.jsonOf(listing, (await this.rankedWindow(listing, query, total)).slice(start, end).map((candidate) => candidate.position)) : [];
+    const items = start < windowLength ? await this.backend.jsonOf(listing, (await window()).slice(start, end).map((candidate) => candidate.position)) : [];
     if (end > windowLength) {
       const after = Math.max(start, windowLength);
       items.push(...(await this.backend.items(listing, after, end - after, false)));

@@ -1,5 +1,5 @@
 import { queryWords, stem, STOP_WORDS, textWords } from './search-text.ts';
-import type { Vocabulary } from './search-vocabulary.ts';
+import type { Vocabulary, WordMatch } from './search-vocabulary.ts';
 import type { SearchWords } from './store.ts';
 
 /**
@@ -40,6 +40,12 @@ export interface QueryWord {
 
 export interface SearchQuery {
   words: QueryWord[];
+  /**
+   * About how many organizations match, from the vocabulary: for each word, the organizations whose
+   * names hold it or an alternative (the same word in another form, or in a description only, is
+   * not counted), the fewest over the words. Enough to choose how to read the matches, not to count them.
+   */
+  estimatedMatches: number;
 }
 
 const allowedEdits = (word: string, shortWords: boolean): number =>
@@ -51,29 +57,32 @@ const allowedEdits = (word: string, shortWords: boolean): number =>
  */
 export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, shortWords = false): SearchQuery {
   const typed = queryWords(search);
-  return {
-    words: typed.map(({ word, token, phrase }, index) => {
-      const alternatives = new Map([[token, 0]]);
-      const offer = (candidate: string, cost: number) => {
-        if (cost < (alternatives.get(candidate) ?? Infinity)) alternatives.set(candidate, cost);
-      };
-      const held = vocabulary.get(word)?.organizations ?? 0;
-      const edits = allowedEdits(word, shortWords);
-      if (edits > 0 && held < SURELY_SPELT_RIGHT) {
-        vocabulary
-          .near(word, edits)
-          .filter((match) => match.organizations >= held * MISSPELLING_RATIO)
-          .sort((a, b) => a.distance - b.distance || b.organizations - a.organizations)
-          .slice(0, MAX_CORRECTIONS)
-          .forEach((match) => offer(match.token, match.distance));
-      }
-      if (index === typed.length - 1 && word.length >= PREFIX_MIN_LENGTH) {
-        const completions = vocabulary.completions(word, MAX_COMPLETIONS);
-        completions.forEach((match, rank) => offer(match.token, 1 + rank / (2 * MAX_COMPLETIONS)));
-      }
-      return { word, token, alternatives, phrase: phrase?.filter((part) => !STOP_WORDS.has(part)).map(stem) };
-    }),
-  };
+  let estimatedMatches = Infinity;
+  const words = typed.map(({ word, token, phrase }, index): QueryWord => {
+    const alternatives = new Map([[token, 0]]);
+    const held = vocabulary.get(word)?.organizations ?? 0;
+    let holding = held;
+    const offer = (match: WordMatch, cost: number) => {
+      if (match.token !== token && !alternatives.has(match.token)) holding += match.organizations;
+      if (cost < (alternatives.get(match.token) ?? Infinity)) alternatives.set(match.token, cost);
+    };
+    const edits = allowedEdits(word, shortWords);
+    if (edits > 0 && held < SURELY_SPELT_RIGHT) {
+      vocabulary
+        .near(word, edits)
+        .filter((match) => match.organizations >= held * MISSPELLING_RATIO)
+        .sort((a, b) => a.distance - b.distance || b.organizations - a.organizations)
+        .slice(0, MAX_CORRECTIONS)
+        .forEach((match) => offer(match, match.distance));
+    }
+    if (index === typed.length - 1 && word.length >= PREFIX_MIN_LENGTH) {
+      const completions = vocabulary.completions(word, MAX_COMPLETIONS);
+      completions.forEach((match, rank) => offer(match, 1 + rank / (2 * MAX_COMPLETIONS)));
+    }
+    estimatedMatches = Math.min(estimatedMatches, holding);
+    return { word, token, alternatives, phrase: phrase?.filter((part) => !STOP_WORDS.has(part)).map(stem) };
+  });
+  return { words, estimatedMatches: Number.isFinite(estimatedMatches) ? estimatedMatches : 0 };
 }
 
 /**
