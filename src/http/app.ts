@@ -25,6 +25,7 @@ import servicesRoutes from './routes/services.ts';
 import organizationRoutes from './routes/organizations.ts';
 import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
+import pages from './pages/site.ts';
 import { Page, Problem } from './schemas.ts';
 import type { RootDetails } from './schemas.ts';
 import type { StoreProvider } from '../store/store.ts';
@@ -168,7 +169,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   await app.register(healthRoutes, { stores: options.stores });
   await app.register(metrics, { stores: options.stores, listener: options.metrics });
-  // The site root points at the API root, so a browser pointed at the host finds it.
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect(`${API_PREFIX}/`, 302));
+  // Pages for people at the API's paths without its prefix, the home page at the site root.
+  await app.register(pages);
   return app;
 }

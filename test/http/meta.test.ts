@@ -25,12 +25,6 @@ describe('root object', () => {
       }
     }
   });
-
-  it('redirects the site root to the API root', async () => {
-    const response = await test().app.inject({ url: '/' });
-    assert.equal(response.statusCode, 302);
-    assert.equal(response.headers.location, `${API}/`);
-  });
 });
 
 describe('root object with what the operator says about the feed', () => {

@@ -55,7 +55,8 @@ async function facetRequestsOf(store: Store, requests: readonly FacetRequest[] |
   return resolved;
 }
 
-const parameters = {
+/** The filters of the organization list (besides paging and `format`), for the API and the pages for people. */
+export const organizationParameters = {
   search: searchParameter(
     '`name`, `alternate_name` and `description`',
     'best matches of the name first (see the profile: an exact name, then the words as typed, organizations classified under what was searched for, fewest other words, word order)',
@@ -79,6 +80,20 @@ const parameters = {
   full: booleanParameter('Items in the full form of `/organizations/{id}`, with `attributes` and `organization_identifiers`.'),
 };
 
+/** The filter that read values of organizationParameters ask for; a ParameterError for a term or taxonomy that names nothing. */
+export async function organizationFilter(store: Store, values: Record<string, unknown>): Promise<OrganizationFilter> {
+  const term = await termOf(store, 'taxonomy_term_id', values.taxonomy_term_id);
+  if (values.include_descendants === true && term === undefined) throw new ParameterError('include_descendants', 'applies to taxonomy_term_id: give the term whose subtree is wanted');
+  return {
+    search: values.search as string[] | undefined,
+    taxonomyTermId: term?.id,
+    includeDescendants: values.include_descendants === true,
+    taxonomyId: await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id),
+    taxStatus: values.tax_status as string | undefined,
+    modifiedSince: values.modified_after as string | undefined,
+  };
+}
+
 const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   getList<OrganizationFilter>(app, {
     url: '/organizations',
@@ -88,21 +103,10 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'Published organizations ordered by name (case-insensitive), then by native id; with `search`, best matches (every word in the name) first. Filters combine with AND.',
     item: { anyOf: [profileSchema('compiled/organization_list.json'), profileSchema('organization.json')], description: 'The list form; with `full=true`, the full form.' },
     example: examples.organizationListItem,
-    parameters,
+    parameters: organizationParameters,
     pageFields: SEARCH_PAGE_FIELDS,
     badRequest: 'A parameter has a value it does not accept (or is given twice); `invalid_params` names it and says why.',
-    filter: async (store, values) => {
-      const term = await termOf(store, 'taxonomy_term_id', values.taxonomy_term_id);
-      if (values.include_descendants === true && term === undefined) throw new ParameterError('include_descendants', 'applies to taxonomy_term_id: give the term whose subtree is wanted');
-      return {
-        search: values.search as string[] | undefined,
-        taxonomyTermId: term?.id,
-        includeDescendants: values.include_descendants === true,
-        taxonomyId: await taxonomyIdOf(store, 'taxonomy_id', values.taxonomy_id),
-        taxStatus: values.tax_status as string | undefined,
-        modifiedSince: values.modified_after as string | undefined,
-      };
-    },
+    filter: organizationFilter,
     page: async (store, filter, range, values) => {
       const requests = await facetRequestsOf(store, values.facets as FacetRequest[] | undefined);
       const [page, facets] = await Promise.all([
