@@ -123,7 +123,7 @@ const LAYOUT_STYLE = `
   .count { color: #454c54; font-size: .85rem; white-space: nowrap; }
   .pages { display: flex; gap: 1rem; flex-wrap: wrap; }
   details > ul, .tree { list-style: none; padding-left: 1.1rem; }
-  summary { cursor: pointer; }
+  summary { cursor: pointer; color: #454c54; font-size: .9rem; }
   dl { display: grid; grid-template-columns: minmax(7rem, max-content) 1fr; gap: .3rem 1rem; }
   dt { font-weight: 600; } dd { margin: 0; overflow-wrap: anywhere; }
 `;
@@ -253,7 +253,8 @@ export interface TermNode {
 function treeItem(frame: Frame, node: TermNode): Html {
   const label = html`<a href="${termUrl(frame, node.term.id)}">${node.term.name}</a> ${node.term.code ? html`<code>${node.term.code}</code> ` : ''}<span class="count">${plural(node.organizations, 'organization', 'organizations')}</span>`;
   if (node.children.length === 0) return html`<li>${label}</li>`;
-  return html`<li><details><summary>${label}</summary><ul>${node.children.map((child) => treeItem(frame, child))}</ul></details></li>`;
+  // The term's link beside its disclosure, not in it: a link inside a summary is a control inside a control.
+  return html`<li>${label}<details><summary>${plural(node.children.length, 'term', 'terms')} below</summary><ul>${node.children.map((child) => treeItem(frame, child))}</ul></details></li>`;
 }
 
 /** A taxonomy: what it is, and its terms as a tree to open, each with its organizations counted. */
@@ -265,7 +266,7 @@ export function taxonomyPage(frame: Frame, taxonomy: TaxonomyJson, roots: TermNo
 ${taxonomy.description ? html`<p>${taxonomy.description}</p>` : ''}
 <dl>${taxonomy.code ? html`<dt>Code</dt><dd><code>${taxonomy.code}</code></dd>` : ''}${taxonomy.version ? html`<dt>Version</dt><dd>${taxonomy.version}</dd>` : ''}${taxonomy.uri ? html`<dt>Source</dt><dd>${linkOrText(taxonomy.uri)}</dd>` : ''}</dl>
 <h2>Terms</h2>
-<p class="meta">Each term counts the organizations tagged with it or with a term below it. Open a term to see the terms below it.</p>
+<p class="meta">Each term counts the organizations tagged with it or with a term below it.</p>
 <ul class="tree">${roots.map((node) => treeItem(frame, node))}</ul>
 <p class="json">Its terms as JSON: <a href="${frame.api}/taxonomy_terms?taxonomy_id=${taxonomy.id}">${frame.api}/taxonomy_terms?taxonomy_id=${taxonomy.id}</a></p>`,
   );
