@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 
 /**
  * Every HSDS id this API serves is a UUIDv5 of a name built from the entity kind and native ids,
- * under this fixed namespace. The rule is documented in the README so that anyone can recompute an
+ * under this fixed namespace. The rule is documented in docs/profile.md ("Ids") so that anyone can recompute an
  * id from a native id; changing either the namespace or a name format changes every id.
  */
 export const ID_NAMESPACE = '0cc8344e-a6c2-489d-ba84-27565b7bbff5';

@@ -7,7 +7,7 @@ import { PROBLEM_CONTENT_TYPE, READ_METHODS, problemBody, sendProblem, writeProb
 import type { Problem } from './problem.ts';
 
 /**
- * Limits on what a request may be, each answered with a problem (see README, "Limits"). The server
+ * Limits on what a request may be, each answered with a problem (see docs/operations.md, "Limits"). The server
  * reads nothing it does not need: no request has a body, and no URL is longer than any link here.
  */
 
@@ -35,7 +35,7 @@ export const DEFAULT_MAX_EXPORTS = 8;
 /**
  * Mean event-loop delay (ms, over each second) past which requests are shed, by default (see
  * load-shedding.ts). Under the 256-connection mixed load of bench:faults the largest mean of a
- * second was 32 ms (README, "Limits"); past 500 ms every request, probes included, waits about that
+ * second was 32 ms (docs/operations.md, "Limits"); past 500 ms every request, probes included, waits about that
  * long for its turn, half of a 1 s liveness probe's timeout.
  */
 export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 500;

@@ -5,7 +5,7 @@ import { alphaShelterWebsites, publishedOrganizations } from '../fixtures/datase
 import { API, getJson, useTestApp } from '../helpers/app.ts';
 
 /**
- * The README's id rule, implemented here from RFC 9562 directly (not with the project's code or its
+ * The id rule of docs/profile.md, implemented here from RFC 9562 directly (not with the project's code or its
  * uuid library): UUIDv5 = SHA-1 of namespace bytes + UTF-8 name, with version and variant bits set.
  */
 const NAMESPACE = '0cc8344e-a6c2-489d-ba84-27565b7bbff5';
