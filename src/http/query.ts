@@ -37,10 +37,24 @@ export const fail = (reason: string): never => {
   throw new Unreadable(reason);
 };
 
+/**
+ * A parameter schema's description, ending with its default and its examples, and the examples. The
+ * OpenAPI document gives both for reading only: Swagger UI fills the inputs of "Try it out" with a
+ * parameter's `default`, `example` or `examples`, and Execute then sends each as if the reader had
+ * typed it. So the schemas state no `default`, and their `examples` stay the schema's (openapi.ts),
+ * which Swagger UI does not take for values.
+ */
+export function documented(description: string, examples: readonly unknown[], defaultValue?: unknown): { description: string; examples?: unknown[] } {
+  const shown = (values: readonly unknown[]) => values.map((value) => `\`${String(value)}\``).join(', ');
+  const byDefault = defaultValue === undefined ? '' : ` Default: ${shown([defaultValue])}.`;
+  if (examples.length === 0) return { description: `${description}${byDefault}` };
+  return { description: `${description}${byDefault} ${examples.length === 1 ? 'Example' : 'Examples'}: ${shown(examples)}.`, examples: [...examples] };
+}
+
 export function integerParameter(minimum: number, maximum: number, defaultValue: number, description: string): QueryParameter<number> {
   const reason = `must be an integer from ${minimum} to ${maximum}`;
   return {
-    schema: Type.Optional(Type.Integer({ minimum, maximum, default: defaultValue, description, examples: [Math.min(maximum, defaultValue + 1)] })),
+    schema: Type.Optional(Type.Integer({ minimum, maximum, ...documented(description, [Math.min(maximum, defaultValue + 1)], defaultValue) })),
     read(raw) {
       if (!/^[0-9]+$/.test(raw)) return fail(reason);
       const value = Number(raw);
@@ -53,14 +67,17 @@ const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true,
 
 export function booleanParameter(description: string): QueryParameter<boolean> {
   return {
-    schema: Type.Optional(Type.Boolean({ default: false, description: `${description} Accepts \`true\`, \`false\`, \`1\` or \`0\`.`, examples: [true] })),
+    schema: Type.Optional(Type.Boolean(documented(`${description} Accepts \`true\`, \`false\`, \`1\` or \`0\`.`, [true], false))),
     read: (raw) => BOOLEANS[raw] ?? fail('must be true, false, 1 or 0'),
   };
 }
 
-export function choiceParameter<const Choice extends string>(choices: readonly Choice[], defaultValue: Choice, description: string): QueryParameter<Choice> {
+/** One of `choices`; `defaultValue` is what its absence means, when something else (a header) does not decide. */
+export function choiceParameter<const Choice extends string>(choices: readonly Choice[], defaultValue: Choice | undefined, description: string): QueryParameter<Choice> {
   return {
-    schema: Type.Optional(Type.Union(choices.map((choice) => Type.Literal(choice)), { default: defaultValue, description, examples: choices.filter((choice) => choice !== defaultValue) })),
+    // A plain enum, not a union of literals: documentation tools list an enum's values (Swagger UI
+    // showed the union as `string | (string | string)`, its select holding only the first).
+    schema: Type.Optional(Type.Unsafe<Choice>({ type: 'string', enum: [...choices], ...documented(description, choices.filter((choice) => choice !== defaultValue), defaultValue) })),
     read: (raw) => (choices as readonly string[]).includes(raw) ? (raw as Choice) : fail(`must be one of ${choices.join(', ')}`),
   };
 }
@@ -68,7 +85,7 @@ export function choiceParameter<const Choice extends string>(choices: readonly C
 /** A free-text value (an id, a code), trimmed; blank means not given. */
 export function textParameter(maxLength: number, description: string, examples: string[] = []): QueryParameter<string | undefined> {
   return {
-    schema: Type.Optional(Type.String({ maxLength, description, ...(examples.length > 0 ? { examples } : {}) })),
+    schema: Type.Optional(Type.String({ maxLength, ...documented(description, examples) })),
     read(raw) {
       const value = raw.trim();
       if (characters(value) > maxLength) return fail(`must be at most ${maxLength} characters`);
@@ -90,8 +107,10 @@ export const searchParameter = (searched: string, order = 'those whose code or n
   schema: Type.Optional(
     Type.String({
       maxLength: MAX_SEARCH_LENGTH,
-      description: `Full-text search over ${searched}: items having every word, ${order}, ranked up to the first ${RANKED_SEARCH_LIMIT} matches. Words are runs of letters and digits, matched without regard to case, accents or apostrophes and by stem (\`shelters\` finds \`shelter\`); \`&\` is \`and\`; filler words (the, of, and, inc, …) need not match; abbreviations and short forms (st, ymca, childcare, …) meet their long forms. Other punctuation is ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
-      examples: ['food bank'],
+      ...documented(
+        `Full-text search over ${searched}: items having every word, ${order}, ranked up to the first ${RANKED_SEARCH_LIMIT} matches. Words are runs of letters and digits, matched without regard to case, accents or apostrophes and by stem (\`shelters\` finds \`shelter\`); \`&\` is \`and\`; filler words (the, of, and, inc, …) need not match; abbreviations and short forms (st, ymca, childcare, …) meet their long forms. Other punctuation is ignored. At most ${MAX_SEARCH_LENGTH} characters and ${MAX_SEARCH_WORDS} words.`,
+        ['food bank'],
+      ),
     }),
   ),
   read(raw) {
@@ -138,7 +157,7 @@ export function readInstant(raw: string): string | undefined {
 }
 
 export const instantParameter = (description: string): QueryParameter<string> => ({
-  schema: Type.Optional(Type.String({ description, examples: ['2026-11-01', '2026-11-01T09:30:00Z'] })),
+  schema: Type.Optional(Type.String(documented(description, ['2026-11-01', '2026-11-01T09:30:00Z']))),
   read: (raw) => readInstant(raw) ?? fail('must be an ISO 8601 date (2026-11-01) or date-time (2026-11-01T09:30:00Z)'),
 });
 

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import type { TSchema } from 'typebox';
 import { officialFile } from '../hsds/profile.ts';
 import { SERVER_PLACEHOLDER } from './plugins/external/openapi.ts';
+import { documented } from './query.ts';
 
 /** Schemas of the HTTP layer: query parameters, the list envelope, problem bodies, the root object. */
 
@@ -157,4 +158,4 @@ export const Root = Type.Object({
   ),
 });
 
-export const IdParams = (example: string, description = 'The HSDS id (a UUID).') => Type.Object({ id: Type.String({ description, examples: [example] }) });
+export const IdParams = (example: string, description = 'The HSDS id (a UUID).') => Type.Object({ id: Type.String(documented(description, [example])) });

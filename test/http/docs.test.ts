@@ -119,6 +119,60 @@ describe('documentation page', () => {
       }
     },
   );
+
+  it(
+    'tries GET /organizations out sending only what was typed, shows the JSON answered, and offers every value of format',
+    { skip: chromiumMissing && !inCi ? `${CHROMIUM} not found (apt-get install chromium)` : false, timeout: 120_000 },
+    async () => {
+      assert.ok(!chromiumMissing, `${CHROMIUM} not found: the docs page test needs Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`);
+      const test = await startTestApp();
+      await test.app.listen({ host: '127.0.0.1', port: 0 });
+      const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
+      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+      try {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        await page.goto(`${origin}${API}/docs`);
+        const operation = page.locator('#operations-optional-getPaginatedListOfOrganizations');
+        await operation.waitFor({ timeout: 30_000 });
+        await operation.locator('.opblock-summary-control').click();
+        await operation.locator('.try-out__btn').click();
+
+        const format = operation.locator('tr[data-param-name="format"]');
+        assert.equal(await format.locator('.parameter__type').innerText(), 'string');
+        assert.deepEqual(await format.locator('select option').allInnerTexts(), ['--', 'json', 'ndjson']);
+        // Examples and defaults are read in the descriptions; no input starts out holding one.
+        const filled: string[] = [];
+        for (const row of await operation.locator('tbody tr[data-param-name]').all()) {
+          const value = await row.locator('input, select').first().inputValue();
+          if (value !== '') filled.push(`${await row.getAttribute('data-param-name')}=${value}`);
+        }
+        assert.deepEqual(filled, [], 'parameters filled before anything was typed');
+        assert.match(await operation.locator('tr[data-param-name="search"] .parameters-col_description').innerText(), /Example: food bank/);
+
+        const search = operation.locator('tr[data-param-name="search"] input');
+        await search.fill('food bank');
+        // Swagger UI takes the typed text in when the field is left (or after a pause).
+        await search.blur();
+        const sent = page.waitForRequest((request) => new URL(request.url()).pathname === `${API}/organizations`);
+        await operation.locator('button.execute').click();
+        const requestUrl = new URL((await sent).url());
+        assert.match(requestUrl.search, /^\?search=food(%20|\+)bank$/);
+        const shown = operation.locator('.responses-wrapper .request-url pre');
+        await shown.waitFor();
+        assert.equal(await shown.innerText(), requestUrl.href);
+
+        const body = operation.locator('.live-responses-table .response-col_description pre').first();
+        await body.waitFor();
+        const text = await body.innerText();
+        assert.doesNotMatch(text, /can't parse JSON/);
+        assert.match(text, /"total_items"/);
+        assert.ok(JSON.parse(text).contents.some((organization: any) => organization.name === 'Zeta Food Bank'), text);
+      } finally {
+        await browser.close();
+        await test.close();
+      }
+    },
+  );
 });
 
 describe('profile page', () => {

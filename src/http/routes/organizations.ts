@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { booleanParameter, instantParameter, profileExtension, searchParameter, textParameter } from '../query.ts';
+import { booleanParameter, documented, instantParameter, profileExtension, searchParameter, textParameter } from '../query.ts';
 import { profileSchema, SEARCH_PAGE_FIELDS } from '../schemas.ts';
 import { examples } from '../examples.ts';
 import { getById } from './by-id.ts';
@@ -21,8 +21,10 @@ const facetsParameter: QueryParameter<FacetRequest[] | undefined> = {
   schema: Type.Optional(
     Type.String({
       maxLength: 1000,
-      description: `Counts of the filtered list's organizations per value of each facet named, in the page's \`facets\` (a profile addition): \`tax_status\`, or a taxonomy (by code or id) and a depth, \`ntee:1\` (depth 1, the top level, when left out: NTEE major groups such as P; \`ntee:2\` codes such as P20 and K30, \`ntee:3\` K31, as the taxonomy nests them). Comma-separated, at most ${MAX_FACETS}.`,
-      examples: ['ntee:1,tax_status'],
+      ...documented(
+        `Counts of the filtered list's organizations per value of each facet named, in the page's \`facets\` (a profile addition): \`tax_status\`, or a taxonomy (by code or id) and a depth, \`ntee:1\` (depth 1, the top level, when left out: NTEE major groups such as P; \`ntee:2\` codes such as P20 and K30, \`ntee:3\` K31, as the taxonomy nests them). Comma-separated, at most ${MAX_FACETS}.`,
+        ['ntee:1,tax_status'],
+      ),
     }),
   ),
   read(raw) {

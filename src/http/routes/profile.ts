@@ -91,7 +91,8 @@ const MEDIA_TYPES: Record<string, Format> = { 'application/json': 'json', 'text/
 const PROFILE_PARAMETERS = {
   format: choiceParameter(
     FORMATS,
-    'json',
+    // Without it the Accept header decides.
+    undefined,
     'Overrides the Accept header: `json` (what a program gets by default), `html` (what a browser gets) or `markdown` (the source text of the page).',
   ),
 };

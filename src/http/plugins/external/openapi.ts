@@ -13,6 +13,30 @@ export const SERVER_PLACEHOLDER = `http://server.invalid${API_PREFIX}`;
 
 const official = officialFile('openapi.json');
 
+type Document = Record<string, any>;
+
+/**
+ * Every parameter's examples as its schema's `examples` (JSON Schema 2020-12, as OpenAPI 3.1 has it),
+ * where the generator made them the parameter's `example` or `examples`. Swagger UI fills the inputs
+ * of "Try it out" with those two, and Execute sent every example as if typed (a search for `food
+ * bank` went out with `page=2&format=ndjson&taxonomy_term_id=…`); the schema's it leaves alone.
+ * Readers find the examples in the descriptions (documented, in query.ts).
+ */
+function withSchemaExamples<T extends Document>(document: T): T {
+  for (const item of Object.values<Document>(document.paths ?? {})) {
+    for (const operation of Object.values<Document>(item)) {
+      for (const parameter of operation.parameters ?? []) {
+        const examples = parameter.example !== undefined ? [parameter.example] : Object.values<Document>(parameter.examples ?? {}).map((example) => example.value);
+        if (examples.length === 0 || parameter.schema === undefined) continue;
+        delete parameter.example;
+        delete parameter.examples;
+        parameter.schema = { ...parameter.schema, examples };
+      }
+    }
+  }
+  return document;
+}
+
 export default fp(
   async (app) => {
     await app.register(swagger, {
@@ -32,7 +56,8 @@ export default fp(
         tags: official.tags,
       },
       // The official file's key the generator does not know.
-      transformObject: (document) => ('openapiObject' in document ? { ...document.openapiObject, jsonSchemaDialect: official.jsonSchemaDialect } : document.swaggerObject),
+      transformObject: (document) =>
+        'openapiObject' in document ? withSchemaExamples({ ...document.openapiObject, jsonSchemaDialect: official.jsonSchemaDialect }) : document.swaggerObject,
       // The API root is registered without a trailing slash; OpenAPI paths must start with one.
       transform: ({ schema, url }) => ({ schema, url: url === API_PREFIX ? `${API_PREFIX}/` : url }),
       refResolver: {
