@@ -1,4 +1,5 @@
 import { Marked } from 'marked';
+import { escapeHtml, PAGE_STYLE } from './pages/html.ts';
 
 /**
  * The profile as a page for people: the profile's Markdown source rendered to HTML, then the list of
@@ -6,8 +7,6 @@ import { Marked } from 'marked';
  * a phone.
  */
 
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character]!);
 
 /** Heading ids as GitHub makes them, so `/profile#invalid-parameter` (a problem's `type`) lands on its section. */
 const slug = (text: string): string =>
@@ -26,16 +25,6 @@ const markdown = new Marked({
     },
   },
 });
-
-const STYLE = `
-  body { font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1f24; margin: 0; }
-  main { max-width: 46rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; }
-  h1 { font-size: 1.7rem; line-height: 1.25; } h2 { margin-top: 2rem; border-bottom: 1px solid #d8dee4; padding-bottom: .25rem; }
-  code { font: .9em ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: #f1f3f5; padding: .1em .3em; border-radius: 4px; overflow-wrap: anywhere; }
-  a { color: #0b5cad; overflow-wrap: anywhere; } li { margin: .2rem 0; }
-  nav { font-size: .9rem; padding: .6rem 1.25rem; background: #f6f8fa; border-bottom: 1px solid #d8dee4; }
-  table { border-collapse: collapse; } td, th { border: 1px solid #d8dee4; padding: .3rem .5rem; text-align: left; vertical-align: top; }
-`;
 
 interface ProfileDescription {
   title: string;
@@ -69,7 +58,7 @@ ${fileList(profile.schema)}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(profile.title)}</title>
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <nav><a href="${escapeHtml(apiBase)}">API root</a> · <a href="${escapeHtml(apiBase)}/openapi.json">OpenAPI</a> · <a href="${escapeHtml(apiBase)}/docs">API documentation</a> · <a href="#machine-readable">Merge patches and schemas</a></nav>

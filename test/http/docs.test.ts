@@ -1,29 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Page } from 'playwright-core';
 import { API, startTestApp } from '../helpers/app.ts';
+import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, browserTest } from '../helpers/browser.ts';
 
-/** Debian's Chromium (apt-get install chromium); .ci/run installs it. No browser is downloaded. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const ARTIFACTS = new URL('../.artifacts/', import.meta.url);
 const SCREENSHOT = new URL('docs.png', ARTIFACTS);
-
-const chromiumMissing = !existsSync(CHROMIUM);
-const inCi = process.env.CI === 'true';
 
 describe('documentation page', () => {
   it('is Swagger UI over /openapi.json, its assets served by the app, at /docs and /docs/', async () => {
@@ -66,9 +51,8 @@ describe('documentation page', () => {
 
   it(
     'renders every operation in headless Chromium, with no request beyond the app',
-    { skip: chromiumMissing && !inCi ? `${CHROMIUM} not found (apt-get install chromium)` : false, timeout: 120_000 },
+    browserTest,
     async () => {
-      assert.ok(!chromiumMissing, `${CHROMIUM} not found: the docs page test needs Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`);
       const test = await startTestApp();
       const served: string[] = [];
       test.app.server.on('request', (request) => served.push(String(request.url)));
@@ -122,9 +106,8 @@ describe('documentation page', () => {
 
   it(
     'tries GET /organizations out sending only what was typed, shows the JSON answered, and offers every value of format',
-    { skip: chromiumMissing && !inCi ? `${CHROMIUM} not found (apt-get install chromium)` : false, timeout: 120_000 },
+    browserTest,
     async () => {
-      assert.ok(!chromiumMissing, `${CHROMIUM} not found: the docs page test needs Debian's Chromium (apt-get install -y chromium; .ci/run installs it)`);
       const test = await startTestApp();
       await test.app.listen({ host: '127.0.0.1', port: 0 });
       const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
@@ -178,9 +161,8 @@ describe('documentation page', () => {
 describe('profile page', () => {
   it(
     'reads as a page in headless Chromium, on a desktop and on a phone, and loads nothing else',
-    { skip: chromiumMissing && !inCi ? `${CHROMIUM} not found (apt-get install chromium)` : false, timeout: 120_000 },
+    browserTest,
     async () => {
-      assert.ok(!chromiumMissing, `${CHROMIUM} not found (apt-get install -y chromium; .ci/run installs it)`);
       const test = await startTestApp();
       await test.app.listen({ host: '127.0.0.1', port: 0 });
       const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;

@@ -5,6 +5,7 @@ import Negotiator from 'negotiator';
 import { HSDS_VERSION, PROFILE_VERSION, UPSTREAM_HOME, UPSTREAM_SCHEMA_BASE, compileProfile } from '../../hsds/profile.ts';
 import { notFound } from '../plugins/app/problems.ts';
 import { SERVER_PLACEHOLDER } from '../plugins/external/openapi.ts';
+import { PAGE_SECURITY_POLICY } from '../pages/html.ts';
 import { profilePage } from '../profile-page.ts';
 import { sendJson } from '../reply.ts';
 import { HSDS_OPTIONAL, PROFILE_SCHEMA_BASE, problemResponse } from '../schemas.ts';
@@ -106,7 +107,6 @@ function formatOf(request: FastifyRequest): Format {
 }
 
 // The page's only styles are inline; it runs no script and loads nothing (its icon is an empty data: URL).
-const PAGE_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 function sendProfile(request: FastifyRequest, reply: FastifyReply, profile: ServedProfile): FastifyReply {
   switch (formatOf(request)) {
