@@ -99,5 +99,6 @@ export const rootExample = {
     openapi: `${EXAMPLE_ORIGIN}/openapi.json`,
     profile: `${EXAMPLE_ORIGIN}/profile`,
     docs: `${EXAMPLE_ORIGIN}/docs`,
+    home: `${new URL(EXAMPLE_ORIGIN).origin}/`,
   },
 };

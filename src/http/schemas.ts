@@ -153,6 +153,7 @@ export const Root = Type.Object({
       openapi: Type.String({ format: 'uri' }),
       profile: Type.String({ format: 'uri' }),
       docs: Type.String({ format: 'uri' }),
+      home: Type.String({ format: 'uri', description: 'The home page for people: the same data as pages.' }),
     },
     { description: 'Profile addition: where to go from here.', ...extension },
   ),

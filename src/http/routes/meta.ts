@@ -49,6 +49,7 @@ const metaRoutes: FastifyPluginAsyncTypebox<MetaOptions> = async (app, options) 
             openapi,
             profile,
             docs: request.apiUrl('/docs'),
+            home: `${request.publicOrigin().replace(/\/+$/, '')}/`,
           },
         }),
       );
