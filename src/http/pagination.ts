@@ -37,10 +37,11 @@ function pageUrls(request: FastifyRequest): (page: number) => string {
 }
 
 /**
- * The HSDS list envelope around already-rendered items. `total_pages` is at least 1, so page 1 always
- * exists (possibly empty); a page past the last is a valid, empty page.
+ * The HSDS list envelope around already-rendered items, and the same links as an RFC 8288 `Link`
+ * header (`<url>; rel="next"`, …), which clients follow without reading the body. `total_pages` is
+ * at least 1, so page 1 always exists (possibly empty); a page past the last is a valid, empty page.
  */
-export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page): string {
+export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page): { body: string; link: string } {
   const totalPages = Math.max(1, Math.ceil(page.total / paging.perPage));
   const number = paging.page;
   const pageUrl = pageUrls(request);
@@ -51,6 +52,10 @@ export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page
   };
   if (number > 1) links.prev = pageUrl(Math.min(number - 1, totalPages));
   if (number < totalPages) links.next = pageUrl(number + 1);
+  // The URLs are made by URLSearchParams: they hold no `<`, `>`, `,` or `;` to quote.
+  const link = Object.entries(links)
+    .map(([rel, url]) => `<${url}>; rel="${rel}"`)
+    .join(', ');
   const head = JSON.stringify({
     total_items: page.total,
     total_pages: totalPages,
@@ -62,5 +67,5 @@ export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page
     search_suggestion: page.suggestion,
     facets: page.facets,
   });
-  return `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`;
+  return { body: `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`, link };
 }

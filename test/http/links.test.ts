@@ -111,6 +111,24 @@ describe('absolute links', () => {
     }
   });
 
+  it('are given in a Link header too, on every list, the same URLs as the body\'s links, readable by scripts of other origins, from the cache as well', async () => {
+    const test = await startTestApp(undefined, { responseCacheBytes: 2 ** 20 });
+    try {
+      for (const path of ['/organizations?per_page=2&page=2', '/organizations?search=shelter', '/taxonomies', '/taxonomy_terms?per_page=5&page=9', '/services']) {
+        for (const round of ['made', 'kept']) {
+          const response = await test.app.inject({ url: `${API}${path}`, headers: { origin: 'https://app.example.org' } });
+          const { links } = JSON.parse(response.body) as { links: Record<string, string> };
+          const header = String(response.headers.link);
+          const parsed = Object.fromEntries(header.split(', ').map((part) => /^<([^>]*)>; rel="([a-z]+)"$/.exec(part)!.slice(1).reverse()));
+          assert.deepEqual(parsed, links, `${path} (${round})`);
+          assert.match(String(response.headers['access-control-expose-headers']), /\bLink\b/);
+        }
+      }
+    } finally {
+      await test.close();
+    }
+  });
+
   it('are announced at startup when they come from X-Forwarded-*, recommending PUBLIC_BASE_URL', () => {
     // The app's log lines at startup (warn and above), from a process of its own: the log goes to stdout.
     const startupWarnings = (options: string) => {

@@ -68,6 +68,12 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
         response: {
           200: {
             description: `A page of ${route.url.slice(1)} (\`format=json\`, the default), or all of them (\`format=ndjson\`).`,
+            headers: {
+              Link: {
+                type: 'string',
+                description: 'With `format=json`: the page\'s `links` as RFC 8288 links, `<url>; rel="self"`, `first`, `last`, and `prev` and `next` where they exist.',
+              },
+            },
             content: {
               'application/json': { schema: pageOf(route.item, route.pageFields), example: pageExample(route.url, [route.example]) },
               'application/x-ndjson': { schema: route.item, example: route.example },
@@ -88,7 +94,8 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
       }
       const paging = pagingOf(values);
       const page = filter === undefined ? EMPTY : await route.page(request.store, filter, positionRange(paging), values);
-      return sendJson(reply, pageEnvelope(request, paging, page));
+      const { body, link } = pageEnvelope(request, paging, page);
+      return sendJson(reply.header('link', link), body);
     },
   );
 }

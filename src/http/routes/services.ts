@@ -18,7 +18,8 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   ] as const) {
     app.get(url, { schema: { hide: true }, preValidation: readQuery(LIST_PARAMETERS) }, async (request, reply) => {
       if (request.parameters.format === 'ndjson') return reply.sendStream(NDJSON_CONTENT_TYPE, ndjsonLines(noItems()));
-      return sendJson(reply, pageEnvelope(request, pagingOf(request.parameters), EMPTY));
+      const { body, link } = pageEnvelope(request, pagingOf(request.parameters), EMPTY);
+      return sendJson(reply.header('link', link), body);
     });
     app.get(`${url}/:id`, { schema: { hide: true } }, async (request, reply) =>
       notFound(reply, `This API publishes organizations and taxonomies only: it has no ${noun} (see ${request.apiUrl('/profile')}).`),

@@ -45,8 +45,8 @@ function ownMemory(body: Buffer): Buffer {
   return copy;
 }
 
-/** Headers a route may set that describe its representation, kept with it (the profile page's policy). */
-const REPRESENTATION_HEADERS = ['content-security-policy', 'content-language', 'content-disposition'] as const;
+/** Headers a route may set that describe its representation, kept with it (a page's policy, a list's links). */
+const REPRESENTATION_HEADERS = ['content-security-policy', 'content-language', 'content-disposition', 'link'] as const;
 
 class CachedResponse {
   readonly contentType: string;

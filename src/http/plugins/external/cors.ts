@@ -3,7 +3,7 @@ import cors from '@fastify/cors';
 import { READ_METHODS } from '../../problem.ts';
 
 /** Exposed to scripts of other origins: the validators a client needs for revalidation, and more. */
-const EXPOSED_HEADERS = ['ETag', 'Last-Modified', 'Location', 'X-Request-Id'];
+const EXPOSED_HEADERS = ['ETag', 'Last-Modified', 'Link', 'Location', 'X-Request-Id'];
 
 /** What the plugin adds to the answer of any request of a route with CORS (see answerHit in response-cache.ts). */
 export const CORS_RESPONSE_HEADERS = { 'access-control-allow-origin': '*', 'access-control-expose-headers': EXPOSED_HEADERS.join(', ') } as const;
