@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Page } from 'playwright-core';
 import { API, startTestApp } from '../helpers/app.ts';
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, browserTest } from '../helpers/browser.ts';
+import { ARTIFACTS, browserTest, inBrowser, watch } from '../helpers/browser.ts';
 
 const SCREENSHOT = new URL('docs.png', ARTIFACTS);
 
@@ -53,25 +53,14 @@ describe('documentation page', () => {
     'renders every operation in headless Chromium, with no request beyond the app',
     browserTest,
     async () => {
-      const test = await startTestApp();
-      const served: string[] = [];
-      test.app.server.on('request', (request) => served.push(String(request.url)));
-      await test.app.listen({ host: '127.0.0.1', port: 0 });
-      const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-      try {
+      await inBrowser(async ({ origin, browser, app }) => {
+        const served: string[] = [];
+        app.server.on('request', (request) => served.push(String(request.url)));
         const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-        const requested: string[] = [];
-        const problems: string[] = [];
-        context.on('request', (request) => requested.push(request.url()));
-        context.on('requestfailed', (request) => problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`));
         const page = await context.newPage();
-        page.on('console', (message) => {
-          if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-        });
-        page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+        const { requested, problems } = watch(context, page);
 
-        const document = JSON.parse((await test.app.inject({ url: `${API}/openapi.json` })).body);
+        const document = JSON.parse((await app.inject({ url: `${API}/openapi.json` })).body);
         const operations = Object.values<any>(document.paths).flatMap((item) => Object.values<any>(item));
         assert.ok(operations.some((operation) => operation.operationId === 'getPaginatedListOfOrganizations'));
 
@@ -97,10 +86,7 @@ describe('documentation page', () => {
         for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'swagger-initializer.js']) {
           assert.ok(served.some((url) => url.endsWith(`/docs/static/${asset}`)), `${asset} not served by the app`);
         }
-      } finally {
-        await browser.close();
-        await test.close();
-      }
+      });
     },
   );
 
@@ -108,11 +94,7 @@ describe('documentation page', () => {
     'tries GET /organizations out sending only what was typed, shows the JSON answered, and offers every value of format',
     browserTest,
     async () => {
-      const test = await startTestApp();
-      await test.app.listen({ host: '127.0.0.1', port: 0 });
-      const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-      try {
+      await inBrowser(async ({ origin, browser, app }) => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
         await page.goto(`${origin}${API}/docs`);
         const operation = page.locator('#operations-optional-getPaginatedListOfOrganizations');
@@ -150,10 +132,7 @@ describe('documentation page', () => {
         assert.doesNotMatch(text, /can't parse JSON/);
         assert.match(text, /"total_items"/);
         assert.ok(JSON.parse(text).contents.some((organization: any) => organization.name === 'Zeta Food Bank'), text);
-      } finally {
-        await browser.close();
-        await test.close();
-      }
+      });
     },
   );
 });
@@ -163,22 +142,11 @@ describe('profile page', () => {
     'reads as a page in headless Chromium, on a desktop and on a phone, and loads nothing else',
     browserTest,
     async () => {
-      const test = await startTestApp();
-      await test.app.listen({ host: '127.0.0.1', port: 0 });
-      const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-      try {
+      await inBrowser(async ({ origin, browser, app }) => {
         for (const [name, viewport] of [['profile.png', { width: 1280, height: 900 }], ['profile-phone.png', { width: 390, height: 844 }]] as const) {
           const context = await browser.newContext({ viewport });
-          const requested: string[] = [];
-          const problems: string[] = [];
-          context.on('request', (request) => requested.push(request.url()));
           const page = await context.newPage();
-          page.on('console', (message) => {
-            // Shown a JSON file (the schema link below), Chromium asks the site for an icon: this API has none.
-            if (!message.location().url.endsWith('/favicon.ico')) problems.push(`console ${message.type()}: ${message.text()} ${message.location().url}`);
-          });
-          page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+          const { requested, problems } = watch(context, page);
           const response = await page.goto(`${origin}${API}/profile`);
           assert.equal(response?.status(), 200);
           assert.match(String(response?.headers()['content-type']), /^text\/html/);
@@ -197,10 +165,7 @@ describe('profile page', () => {
           assert.deepEqual(problems, []);
           await context.close();
         }
-      } finally {
-        await browser.close();
-        await test.close();
-      }
+      });
     },
   );
 });

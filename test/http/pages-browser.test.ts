@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import type { Page } from 'playwright-core';
-import { startTestApp } from '../helpers/app.ts';
-import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, browserTest } from '../helpers/browser.ts';
+import { ARTIFACTS, browserTest, inBrowser, watch } from '../helpers/browser.ts';
 
 /** A person's walk through the pages, in headless Chromium: what they read, where the links lead, and axe-core's accessibility check. */
 
@@ -33,23 +30,12 @@ async function check(page: Page, shot: string, found: string[]): Promise<void> {
 
 describe('pages for people in a browser', () => {
   it('walk from the home page to a search, an organization, its term, and back, readable and accessible on a desktop and a phone', browserTest, async () => {
-    const test = await startTestApp();
-    await test.app.listen({ host: '127.0.0.1', port: 0 });
-    const origin = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`;
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    try {
+    await inBrowser(async ({ origin, browser }) => {
       for (const [device, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
         const context = await browser.newContext({ viewport, javaScriptEnabled: true });
-        const requested: string[] = [];
-        const problems: string[] = [];
-        const violations: string[] = [];
-        context.on('request', (request) => requested.push(request.url()));
         const page = await context.newPage();
-        page.on('console', (message) => {
-          // Shown the JSON (a file, not a page), Chromium asks the site for an icon, which it has none of.
-          if (!message.location().url.endsWith('/favicon.ico')) problems.push(`console ${message.type()}: ${message.text()} ${message.location().url}`);
-        });
-        page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+        const { requested, problems } = watch(context, page);
+        const violations: string[] = [];
 
         const home = await page.goto(`${origin}/`);
         assert.equal(home?.status(), 200);
@@ -96,9 +82,6 @@ describe('pages for people in a browser', () => {
         assert.deepEqual(requested.filter((url) => !url.startsWith(`${origin}/`)), [], 'nothing loaded from elsewhere');
         await context.close();
       }
-    } finally {
-      await browser.close();
-      await test.close();
-    }
+    });
   });
 });

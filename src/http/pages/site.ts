@@ -17,6 +17,8 @@ import type { Batches, OrganizationFilter, Store } from '../../store/store.ts';
  * no script.
  */
 
+/** Ancestors looked up for a term's breadcrumb, at most (a guard against a cycle in a damaged dataset). */
+const MAX_TERM_DEPTH = 50;
 /** Organizations listed on a term's page; the rest are a link away. */
 const TERM_PAGE_ORGANIZATIONS = 10;
 /** The facets a search page shows, when its list has any organization. */
@@ -134,46 +136,42 @@ export default async function pages(app: FastifyInstance): Promise<void> {
     );
   });
 
-  app.get<{ Params: { id: string } }>('/organizations/:id', { schema: { hide: true } }, async (request, reply) => {
-    const { store } = request;
-    const id = canonicalUuid(request.params.id);
-    const json = id === undefined ? undefined : await store.organization(id);
-    if (json === undefined) {
-      const canonical = await organizationIdOfNativeId(store, request.params.id);
-      if (canonical !== undefined) return reply.redirect(`${request.publicOrigin()}/organizations/${canonical}`, 308);
-      return notFound(request, reply, 'published organization');
-    }
+  /**
+   * A page of one item: found by its UUID, or by another form of its id (a native id, a code), which
+   * is redirected to the page by UUID as the API does; else a 404 page.
+   */
+  const itemPage = (
+    path: string,
+    noun: string,
+    find: (store: Store, id: string) => Promise<string | undefined>,
+    resolve: (store: Store, value: string) => Promise<string | undefined>,
+    render: (store: Store, json: string, frame: Frame) => Promise<string>,
+  ) =>
+    app.get<{ Params: { id: string } }>(`/${path}/:id`, { schema: { hide: true } }, async (request, reply) => {
+      const { store } = request;
+      const id = canonicalUuid(request.params.id);
+      const json = id === undefined ? undefined : await find(store, id);
+      if (json !== undefined) return sendPage(reply, await render(store, json, await frameOf(request)));
+      const canonical = await resolve(store, request.params.id);
+      if (canonical !== undefined) return reply.redirect(`${request.publicOrigin()}/${path}/${canonical}`, 308);
+      return notFound(request, reply, noun);
+    });
+
+  itemPage('organizations', 'published organization', (store, id) => store.organization(id), organizationIdOfNativeId, async (store, json, frame) => {
     const organization = JSON.parse(json) as OrganizationJson;
     const parentJson = organization.parent_organization_id === undefined ? undefined : await store.organization(organization.parent_organization_id);
-    return sendPage(reply, organizationPage(await frameOf(request), organization, parentJson === undefined ? undefined : (JSON.parse(parentJson) as OrganizationJson)));
+    return organizationPage(frame, organization, parentJson === undefined ? undefined : (JSON.parse(parentJson) as OrganizationJson));
   });
 
-  app.get<{ Params: { id: string } }>('/taxonomies/:id', { schema: { hide: true } }, async (request, reply) => {
-    const { store } = request;
-    const id = canonicalUuid(request.params.id);
-    const json = id === undefined ? undefined : await store.taxonomy(id);
-    if (json === undefined) {
-      const canonical = await taxonomyIdOfCode(store, request.params.id);
-      if (canonical !== undefined) return reply.redirect(`${request.publicOrigin()}/taxonomies/${canonical}`, 308);
-      return notFound(request, reply, 'taxonomy');
-    }
+  itemPage('taxonomies', 'taxonomy', (store, id) => store.taxonomy(id), taxonomyIdOfCode, async (store, json, frame) => {
     const taxonomy = JSON.parse(json) as TaxonomyJson;
-    const { roots } = await termTree(store, taxonomy);
-    return sendPage(reply, taxonomyPage(await frameOf(request), taxonomy, roots));
+    return taxonomyPage(frame, taxonomy, (await termTree(store, taxonomy)).roots);
   });
 
-  app.get<{ Params: { id: string } }>('/taxonomy_terms/:id', { schema: { hide: true } }, async (request, reply) => {
-    const { store } = request;
-    const id = canonicalUuid(request.params.id);
-    const json = id === undefined ? undefined : await store.taxonomyTerm(id);
-    if (json === undefined) {
-      const canonical = await termIdOfCode(store, request.params.id);
-      if (canonical !== undefined) return reply.redirect(`${request.publicOrigin()}/taxonomy_terms/${canonical}`, 308);
-      return notFound(request, reply, 'taxonomy term');
-    }
+  itemPage('taxonomy_terms', 'taxonomy term', (store, id) => store.taxonomyTerm(id), termIdOfCode, async (store, json, frame) => {
     const term = JSON.parse(json) as TermJson;
     const ancestors: TermJson[] = [];
-    for (let parentId = term.parent_id; parentId !== undefined && ancestors.length < 50; ) {
+    for (let parentId = term.parent_id; parentId !== undefined && ancestors.length < MAX_TERM_DEPTH; ) {
       const parent = JSON.parse((await store.taxonomyTerm(parentId)) ?? '{}') as TermJson;
       if (parent.id === undefined) break;
       ancestors.unshift(parent);
@@ -182,7 +180,6 @@ export default async function pages(app: FastifyInstance): Promise<void> {
     const taxonomy = term.taxonomy_detail;
     const children = taxonomy === undefined ? [] : (await termTree(store, taxonomy, term.id)).roots;
     const listed = await store.organizations({ taxonomyTermId: term.id, includeDescendants: true }, { first: 1, count: TERM_PAGE_ORGANIZATIONS });
-    const organizations = { total: listed.total, first: listed.items.map((item) => JSON.parse(item) as OrganizationJson) };
-    return sendPage(reply, termPage(await frameOf(request), term, ancestors, children, organizations));
+    return termPage(frame, term, ancestors, children, { total: listed.total, first: listed.items.map((item) => JSON.parse(item) as OrganizationJson) });
   });
 }
