@@ -3,6 +3,9 @@ import { runImport } from './cli/import.ts';
 import { runServe } from './cli/serve.ts';
 import { runMigrate } from './cli/migrate.ts';
 import { runUse } from './cli/use.ts';
+import packageJson from '../package.json' with { type: 'json' };
+import { twoColumns, wrap } from './cli/help.ts';
+import type { HelpRow } from './cli/help.ts';
 import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig, loadUseConfig } from './config.ts';
 import type { Command } from './config.ts';
 import { escapeControlCharacters } from './publish/diagnostics.ts';
@@ -10,44 +13,70 @@ import { ImportBusy } from './publish/import-lock.ts';
 import { storageFault } from './publish/storage-faults.ts';
 import { NotMigrated } from './publish/publish-postgres.ts';
 
-const COMMANDS: Record<Command, { usage: string; about: string }> = {
+const COMMANDS: Record<Command, { usage: string; summary: string; details: string }> = {
   serve: {
     usage: 'hsds-org-api serve [options]',
-    about: 'Serve the API from the data directory (or PostgreSQL, given a database URL), switching to each newly published\ndataset without a restart. When nothing has been published yet, the default dataset in data/ is imported first.',
+    summary: 'Serve the API from the data directory, or from PostgreSQL given a database URL.',
+    details: 'It switches to each newly published dataset without a restart. When nothing has been published yet, the default dataset in data/ is imported first.',
   },
   import: {
     usage: 'hsds-org-api import [options] <source...>',
-    about: 'Read, check and publish sources as the new live dataset, atomically. On any error nothing is published.\nA source is a file or directory, optionally prefixed by its kind: native, hsds, irs, ntee, open-eligibility,\nntee-crosswalk (e.g. native:./my-data). See docs/data-format.md.',
+    summary: 'Read, check and publish sources as the new live dataset, atomically.',
+    details:
+      'On any error nothing is published. A source is a file or directory, optionally prefixed by its kind: native, hsds, irs, ntee, open-eligibility, ntee-crosswalk (e.g. native:./my-data). See docs/data-format.md.',
   },
   validate: {
     usage: 'hsds-org-api validate [options] <source...>',
-    about: 'The same checks as import, writing nothing. Exit code 0 when the sources are publishable.',
+    summary: 'The same checks as import, writing nothing.',
+    details: 'Exit code 0 when the sources are publishable.',
   },
   use: {
     usage: 'hsds-org-api use [options] <snapshot>',
-    about: 'Make a published snapshot in the data directory the live one, after verifying its checksum: to recover when\nthe pointer is lost or the live snapshot damaged, or to roll back. A running server follows once it has verified the snapshot too.',
+    summary: 'Make a snapshot of the data directory the live one, after verifying its checksum.',
+    details:
+      'Use it to recover when the pointer is lost or the live snapshot damaged, or to roll back. A running server follows once it has verified the snapshot too.',
   },
   migrate: {
     usage: 'hsds-org-api migrate [options]',
-    about: 'Apply the pending migrations to the PostgreSQL database (only for PostgreSQL; the SQLite store needs none).',
+    summary: 'Apply the pending migrations to the PostgreSQL database.',
+    details: 'Only for PostgreSQL; the SQLite store needs none.',
   },
 };
+
+const HELP_FLAGS = ['--help', '-h'];
+const VERSION_FLAGS = ['--version', '-v'];
+const GENERAL_OPTIONS: HelpRow[] = [
+  { term: ['-h, --help'], description: 'print this help and exit' },
+  { term: ['-v, --version'], description: 'print the version and exit' },
+];
 
 const MAIN_USAGE = `Usage: hsds-org-api <command> [options]
 
 Commands:
-${Object.entries(COMMANDS)
-  .map(([name, command]) => `  ${name.padEnd(9)} ${command.about.split('\n')[0]}`)
-  .join('\n')}
+${twoColumns(Object.entries(COMMANDS).map(([name, command]) => ({ term: [name], description: command.summary })))}
+
+Options:
+${twoColumns(GENERAL_OPTIONS)}
 
 Run hsds-org-api <command> --help for a command's options.`;
 
 const commandHelp = (command: Command): string =>
-  `Usage: ${COMMANDS[command].usage}\n\n${COMMANDS[command].about}\n\nOptions (flag, environment variable):\n${configHelp(command)}\n  --help`;
+  [
+    `Usage: ${COMMANDS[command].usage}`,
+    '',
+    ...wrap(`${COMMANDS[command].summary} ${COMMANDS[command].details}`),
+    '',
+    'Options (flag, then its environment variable):',
+    twoColumns([...configHelp(command), ...GENERAL_OPTIONS]),
+  ].join('\n');
 
 // What is printed, whatever it quotes (a file's ids, a pointer's content), has its control characters
 // escaped; only the line breaks of our own multi-line texts (help) are kept.
-const write = (text: string) => process.stderr.write(`${text.split('\n').map(escapeControlCharacters).join('\n')}\n`);
+const printTo = (stream: NodeJS.WriteStream) => (text: string) => stream.write(`${text.split('\n').map(escapeControlCharacters).join('\n')}\n`);
+/** Progress, warnings and errors: for the person watching, whatever the result is piped to. */
+const write = printTo(process.stderr);
+/** What the command was asked for: a verdict, a summary of what was done, the help, the version. */
+const writeResult = printTo(process.stdout);
 
 /** One line for what the system or the operator can fix; undefined for anything else (a bug keeps its stack). */
 function knownFault(error: unknown): string | undefined {
@@ -57,25 +86,37 @@ function knownFault(error: unknown): string | undefined {
 
 const isCommand = (value: string | undefined): value is Command => value !== undefined && Object.hasOwn(COMMANDS, value);
 
+/** The arguments that may be options: those before a `--` (after it, all are sources). */
+const optionsPart = (args: string[]): string[] => (args.includes('--') ? args.slice(0, args.indexOf('--')) : args);
+
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === 'help') {
+  const asked = optionsPart(argv);
+  if (asked.some((arg) => VERSION_FLAGS.includes(arg))) {
+    writeResult(packageJson.version);
+    return 0;
+  }
+  if (command === undefined) {
     write(MAIN_USAGE);
-    return command === undefined ? 2 : 0;
+    return 2;
+  }
+  if (command === 'help' || HELP_FLAGS.includes(command)) {
+    writeResult(MAIN_USAGE);
+    return 0;
   }
   if (!isCommand(command)) {
     write(`Unknown command "${command}".\n\n${MAIN_USAGE}`);
     return 2;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    write(commandHelp(command));
+  if (asked.some((arg) => HELP_FLAGS.includes(arg))) {
+    writeResult(commandHelp(command));
     return 0;
   }
   const isTerminal = process.stderr.isTTY === true;
   if (command === 'serve') return runServe(loadServeConfig(rest, process.env, isTerminal), write);
-  if (command === 'migrate') return runMigrate(loadMigrateConfig(rest, process.env), write);
-  if (command === 'use') return runUse(loadUseConfig(rest, process.env), write);
-  return runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write);
+  if (command === 'migrate') return runMigrate(loadMigrateConfig(rest, process.env), writeResult);
+  if (command === 'use') return runUse(loadUseConfig(rest, process.env), write, writeResult);
+  return runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write, writeResult);
 }
 
 // Started by bin/hsds-org-api.js (or another process's fork): when that process is gone, stop as if

@@ -8,6 +8,7 @@ import type { PostgresTarget } from './publish/publish-postgres.ts';
 import { isProxyAddress, NAMED_RANGES } from './http/trust-proxy.ts';
 import type { TrustProxy } from './http/trust-proxy.ts';
 import type { RootDetails } from './http/schemas.ts';
+import type { HelpRow } from './cli/help.ts';
 
 export type { Command } from './config-options.ts';
 
@@ -279,11 +280,10 @@ export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = proce
   return { databaseUrl: parseDatabaseUrl(databaseUrl) };
 }
 
-export function configHelp(command: Command): string {
-  const options = optionsOf(command).map(([name, option]) => ({ flag: option.flag ? `--${name}` : `--${name} <value>`, option }));
-  const flagWidth = Math.max(...options.map(({ flag }) => flag.length));
-  const envWidth = Math.max(...options.map(({ option }) => option.env.length));
-  return options
-    .map(({ flag, option }) => `  ${flag.padEnd(flagWidth)} ${option.env.padEnd(envWidth)} ${option.help} (default: ${option.default || 'unset'})`)
-    .join('\n');
+/** A command's options for its --help: each flag, then its environment variable, beside what it sets. */
+export function configHelp(command: Command): HelpRow[] {
+  return optionsOf(command).map(([name, option]) => ({
+    term: [option.flag ? `--${name}` : `--${name} <value>`, option.env],
+    description: `${option.help} (default: ${option.default || 'unset'})`,
+  }));
 }

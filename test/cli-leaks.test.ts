@@ -82,6 +82,7 @@ describe('bad requests leak nothing (a real server, default log level)', () => {
   let server: ChildProcess;
   let port: number;
   let output = '';
+  let messages = '';
 
   before(async () => {
     assert.equal(spawnSync(process.execPath, [BIN, 'import', '--data-dir', data.path, '--progress', 'none', NATIVE_EXAMPLE]).status, 0);
@@ -89,8 +90,9 @@ describe('bad requests leak nothing (a real server, default log level)', () => {
     server = spawn(process.execPath, [BIN, 'serve', '--data-dir', data.path, '--port', String(port), '--host', '127.0.0.1', '--rate-limit', String(RATE_LIMIT)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    // The log on stdout; the command's own lines (where it serves) on stderr.
     server.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (messages += chunk));
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200, 15_000, 'the server');
   });
 
@@ -130,5 +132,6 @@ describe('bad requests leak nothing (a real server, default log level)', () => {
       assertNoLeak(JSON.stringify(entry), 'a log line');
     }
     for (const status of [400, 404, 405, 414, 429]) assert.ok(statuses.has(status), `a ${status} was logged`);
+    assert.match(messages, /^Serving http:\/\/127\.0\.0\.1:\d+\/ .*\n$/, 'only where it serves, on stderr');
   });
 });

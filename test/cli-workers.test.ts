@@ -52,12 +52,14 @@ async function servesWithWorkers(backend: Backend, scratch: string): Promise<voi
     let output = '';
     primary.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     primary.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(() => /workers serving at/.test(output), 20_000, 'the workers to listen');
+    await waitFor(() => /from \d+ workers \(pids/.test(output), 20_000, 'the workers to listen');
+    const origin = `http://127.0.0.1:${port}`;
+    assert.match(output, new RegExp(`^Serving ${origin}/ — API ${origin}/api/hsds/v3/, docs ${origin}/api/hsds/v3/docs, from ${WORKERS} workers \\(pids [\\d, ]+\\)$`, 'm'), 'said once, by the primary');
+    assert.equal(output.match(/^Serving /gm)!.length, 1, 'said once');
     pids = /\(pids ([\d, ]+)\)/.exec(output)![1]!.split(', ').map(Number);
     assert.equal(pids.length, WORKERS);
     assert.ok(!pids.includes(primary.pid!) && pids.every(isAlive), 'processes of their own');
 
-    const origin = `http://127.0.0.1:${port}`;
     const versionOf = async () => (JSON.parse((await fetchOnce(`${origin}/api/hsds/v3/`)).body) as { dataset: { version: string } }).dataset.version;
     const before = await versionOf();
     for (let page = 1; page <= 10; page++) assert.equal((await fetchOnce(`${origin}/api/hsds/v3/organizations?page=${page}`)).status, 200);
@@ -79,6 +81,7 @@ async function servesWithWorkers(backend: Backend, scratch: string): Promise<voi
 
     primary.kill('SIGTERM');
     assert.equal(await exited, 0);
+    assert.match(output, /\nStopped\.\n$/, 'one line, from the primary');
     assert.deepEqual(pids.filter(isAlive), [], 'no worker is left');
   } finally {
     primary.kill('SIGKILL');

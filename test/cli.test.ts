@@ -2,30 +2,78 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { CONFIG_OPTIONS } from '../src/config-options.ts';
+import type { Command, OptionSpec } from '../src/config-options.ts';
 import { currentSnapshotPath } from '../src/store/snapshot-directory.ts';
 import { temporaryDirectory } from './helpers/app.ts';
 import { NATIVE_EXAMPLE } from './helpers/imports.ts';
+import { freePort, waitFor } from './helpers/wait.ts';
 
 const BIN = new URL('../bin/hsds-org-api.js', import.meta.url).pathname;
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const COMMANDS: Command[] = ['serve', 'import', 'validate', 'use', 'migrate'];
 
 function cli(...args: string[]) {
   const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none' } });
-  return { code: run.status, stderr: run.stderr };
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
+/** Text as one line, its words single-spaced: what a wrapped text reads as. */
+const unwrapped = (text: string): string => text.replace(/\s+/g, ' ').trim();
+
 describe('the hsds-org-api command', () => {
-  for (const command of ['serve', 'import', 'validate']) {
-    it(`explains ${command} with --help`, () => {
-      const { code, stderr } = cli(command, '--help');
-      assert.equal(code, 0);
-      assert.match(stderr, new RegExp(`Usage: hsds-org-api ${command}`));
-      assert.match(stderr, /--data-dir|--max-errors/);
+  for (const command of COMMANDS) {
+    it(`explains ${command} with --help or -h, on stdout, in lines of at most 100 characters, every option's text in full`, () => {
+      const { code, stdout: help, stderr } = cli(command, '--help');
+      assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
+      assert.match(help, new RegExp(`^Usage: hsds-org-api ${command}`));
+      assert.deepEqual(cli(command, '-h'), { code: 0, stdout: help, stderr: '' }, '-h as --help');
+      const lines = help.trimEnd().split('\n');
+      assert.deepEqual(lines.filter((line) => line.length > 100), [], 'no line longer than 100 characters');
+      // Every description starts at one column, whatever the length of a flag (a longer one stands alone).
+      const optionLines = lines.slice(lines.indexOf('Options (flag, then its environment variable):') + 1);
+      const columns = new Set(optionLines.map((line) => line.search(/(?<=\S {2,}|^ {3,})\S/)).filter((column) => column !== -1));
+      assert.equal(columns.size, 1, `descriptions start at columns ${[...columns].join(', ')}`);
+      const [column] = columns;
+      const descriptions = unwrapped(optionLines.map((line) => (line.slice(column! - 2, column) === '  ' ? line.slice(column) : '')).join(' '));
+      const options = (Object.entries(CONFIG_OPTIONS) as [string, OptionSpec][]).filter(([, option]) => option.commands.includes(command));
+      for (const [name, option] of options) {
+        assert.ok(descriptions.includes(unwrapped(`${option.help} (default: ${option.default || 'unset'})`)), `the help of --${name}, whole`);
+        assert.match(help, new RegExp(`^ {2}--${name}\\b.*\n {2}${option.env}\\b`, 'm'), `--${name}, then ${option.env} below it`);
+      }
+      assert.ok(optionLines.some((line) => /^ {2}-h, --help {2,}\S/.test(line)) && optionLines.some((line) => /^ {2}-v, --version {2,}\S/.test(line)));
     });
   }
 
-  it('lists its commands, and refuses an unknown one or a bad option with exit code 2', () => {
-    assert.match(cli('--help').stderr, /^ {2}serve .*\n {2}import .*\n {2}validate .*\n {2}use .*\n/m, 'one command a line');
+  it('explains itself with --help, -h or help (exit 0, stdout), each command summed up in full on a line', () => {
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const { code, stdout, stderr } = cli(...args);
+      assert.equal(code, 0, args.join(' '));
+      assert.equal(stderr, '', args.join(' '));
+      assert.match(stdout, /^Usage: hsds-org-api <command> \[options\]/, args.join(' '));
+    }
+    const help = cli('--help').stdout;
+    assert.deepEqual(help.split('\n').filter((line) => line.length > 100), []);
+    for (const command of COMMANDS) {
+      const summary = new RegExp(`^ {2}${command} +(.*)$`, 'm').exec(help)?.[1];
+      assert.match(summary ?? '', /\.$/, `${command}: a whole sentence`);
+      assert.ok(unwrapped(cli(command, '--help').stdout).includes(summary!), `${command}: its help starts from the same sentence`);
+    }
+    const bare = cli();
+    assert.equal(bare.code, 2, 'no command at all is a usage error');
+    assert.match(bare.stderr, /^Usage: /);
+  });
+
+  it('prints its version with --version or -v, alone or after any command, and exits 0', () => {
+    for (const args of [['--version'], ['-v'], ['serve', '--version'], ['import', '-v', '/nonexistent'], ['validate', '--strict', '--version']]) {
+      const { code, stdout, stderr } = cli(...args);
+      assert.deepEqual({ code, stdout, stderr }, { code: 0, stdout: `${VERSION}\n`, stderr: '' }, args.join(' '));
+    }
+  });
+
+  it('refuses an unknown command or a bad option with exit code 2', () => {
     assert.equal(cli('publish').code, 2);
     const bad = cli('import', '--max-errors', 'lots', 'x');
     assert.equal(bad.code, 2);
@@ -42,11 +90,33 @@ describe('the hsds-org-api command', () => {
       const missing = cli('import', '--data-dir', data.path, '/nonexistent/organizations.csv');
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /\/nonexistent\/organizations\.csv: the file does not exist/);
+      assert.equal(missing.stdout, 'Not publishable: 1 error, 0 warnings. Nothing was published; the live dataset is unchanged.\n');
       assert.equal(currentSnapshotPath(data.path), undefined);
       const good = cli('import', '--data-dir', data.path, NATIVE_EXAMPLE);
       assert.equal(good.code, 0, good.stderr);
-      assert.match(good.stderr, /Published dataset [0-9a-f]{16}/);
       assert.ok(currentSnapshotPath(data.path));
+    } finally {
+      data.remove();
+    }
+  });
+
+  it('prints the verdict and what was published on stdout, in words of the right number; progress and diagnostics on stderr', () => {
+    const data = temporaryDirectory();
+    try {
+      const imported = cli('import', '--progress', 'lines', '--data-dir', data.path, NATIVE_EXAMPLE);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stdout, /^Published dataset [0-9a-f]{16}: 4 organizations \(1 unpublished left out\), 1 taxonomy, 5 taxonomy terms; 0 warnings\. Took [\d.]+ s, peak RSS \d+ MB\.\n$/);
+      assert.match(imported.stderr, /^reading sources: /m);
+      assert.doesNotMatch(imported.stderr, /Published/);
+      const again = cli('import', '--data-dir', data.path, NATIVE_EXAMPLE);
+      assert.match(again.stdout, /^Unchanged: dataset [0-9a-f]{16} \(published .*\) is already live; 0 warnings\. Took [\d.]+ s\.\n$/);
+      const validated = cli('validate', NATIVE_EXAMPLE);
+      assert.match(validated.stdout, /^Publishable: 4 organizations \(1 unpublished left out\), 1 taxonomy, 5 taxonomy terms; 0 warnings\. Checked in /);
+      assert.equal(validated.stderr, '');
+      const invalid = cli('validate', '/nonexistent/organizations.csv');
+      assert.equal(invalid.code, 1);
+      assert.equal(invalid.stdout, 'Not publishable: 1 error, 0 warnings.\n');
+      assert.match(invalid.stderr, /^error: /);
     } finally {
       data.remove();
     }
@@ -71,6 +141,35 @@ describe('the hsds-org-api command', () => {
       }
     } finally {
       taken.close();
+      data.remove();
+    }
+  });
+
+  it('says where to look once listening (home page, API, docs), even at --log-level warn, and one line when it stops', async () => {
+    const data = temporaryDirectory();
+    try {
+      assert.equal(cli('import', '--data-dir', data.path, NATIVE_EXAMPLE).code, 0);
+      const port = await freePort();
+      const origin = `http://127.0.0.1:${port}`;
+      const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', data.path, '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const exited = once(child, 'exit');
+      try {
+        await waitFor(() => stderr.includes('\n'), 20_000, 'the server to say it is listening');
+        assert.equal(stderr, `Serving ${origin}/ — API ${origin}/api/hsds/v3/, docs ${origin}/api/hsds/v3/docs\n`);
+        for (const path of ['/', '/api/hsds/v3/', '/api/hsds/v3/docs']) assert.equal((await fetch(`${origin}${path}`)).status, 200, path);
+        child.kill('SIGTERM');
+        const [code] = await exited;
+        assert.equal(code, 0);
+        assert.equal(stderr.split('\n').slice(1).join('\n'), 'Stopped.\n');
+        assert.equal(stdout, '', 'nothing logged at warn');
+      } finally {
+        child.kill('SIGKILL');
+      }
+    } finally {
       data.remove();
     }
   });

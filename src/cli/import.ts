@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSnapshot, InvalidDataset } from '../publish/build.ts';
 import type { BuildOptions, BuildResult, BuildStage } from '../publish/build.ts';
-import { Diagnostics, escapeControlCharacters, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { counted, Diagnostics, escapeControlCharacters, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
 import { ImportBusy } from '../publish/import-lock.ts';
 import { publishDataset } from '../publish/publish.ts';
 import { StorageFault } from '../publish/storage-faults.ts';
@@ -36,7 +36,7 @@ function totalBytes(files: readonly string[]): number {
 function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
   for (const error of diagnostics.errors) write(`error: ${formatDiagnostic(error)}`);
   if (diagnostics.uncheckedReferences > 0) {
-    write(`note: ${count(diagnostics.uncheckedReferences)} more reference(s) to records not in the input were counted, not listed, because errors came before them (a file or column that failed leaves references into it dangling); fix the errors above, then check again`);
+    write(`note: ${counted(diagnostics.uncheckedReferences, 'more reference')} to records not in the input, counted but not listed because errors came before them (a file or column that failed leaves references into it dangling); fix the errors above, then check again`);
   }
   for (const [label, summaries] of [['warning', diagnostics.warnings], ['note', diagnostics.notes]] as const) {
     for (const summary of summaries) {
@@ -48,18 +48,20 @@ function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
 
 function describeCounts(result: BuildResult): string {
   return (
-    `${count(result.organizations)} organizations (${count(result.unpublishedOrganizations)} unpublished left out), ` +
-    `${count(result.taxonomies)} taxonomies, ${count(result.taxonomyTerms)} taxonomy terms`
+    `${counted(result.organizations, 'organization')} (${count(result.unpublishedOrganizations)} unpublished left out), ` +
+    `${counted(result.taxonomies, 'taxonomy', 'taxonomies')}, ${counted(result.taxonomyTerms, 'taxonomy term')}`
   );
 }
 
 /**
  * `import` and `validate`: read every source, check everything, then (import only) publish
- * atomically. Returns the exit code: 0 publishable (and published), 1 not.
+ * atomically. Returns the exit code: 0 publishable (and published), 1 not. The verdict, the last
+ * line, goes to `writeResult`; progress and diagnostics go to `writeLine`.
  */
-export async function runImport(command: 'import' | 'validate', config: ImportConfig, writeLine: Write): Promise<number> {
+export async function runImport(command: 'import' | 'validate', config: ImportConfig, writeLine: Write, writeResult: Write): Promise<number> {
   // Messages quote input (ids, values, file names): every line printed goes through here, escaped.
   const write: Write = (line) => writeLine(escapeControlCharacters(line));
+  const verdict: Write = (line) => writeResult(escapeControlCharacters(line));
   const started = performance.now();
   const diagnostics = new Diagnostics({ maxErrors: config.maxErrors, strict: config.strict });
   let result: BuildResult | PublishResult | undefined;
@@ -113,19 +115,19 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
   reportDiagnostics(diagnostics, write);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const peak = Math.round(process.resourceUsage().maxRSS / 1024);
+  const warnings = counted(diagnostics.warningCount, 'warning');
   if (result === undefined || diagnostics.hasErrors) {
     const stopped = diagnostics.errors.length >= diagnostics.maxErrors ? ` (stopped at the limit of ${diagnostics.maxErrors}; there may be more)` : '';
     const where = command === 'import' ? ' Nothing was published; the live dataset is unchanged.' : '';
-    write(`Not publishable: ${count(diagnostics.errors.length)} error(s)${stopped}, ${count(diagnostics.warningCount)} warning(s).${where}`);
+    verdict(`Not publishable: ${counted(diagnostics.errors.length, 'error')}${stopped}, ${warnings}.${where}`);
     return 1;
   }
-  const warnings = `${count(diagnostics.warningCount)} warning(s)`;
   if (command === 'validate') {
-    write(`Publishable: ${describeCounts(result)}; ${warnings}. Checked in ${seconds} s, peak RSS ${peak} MB.`);
+    verdict(`Publishable: ${describeCounts(result)}; ${warnings}. Checked in ${seconds} s, peak RSS ${peak} MB.`);
   } else if ('changed' in result && !result.changed) {
-    write(`Unchanged: dataset ${result.version} (published ${result.publishedAt}) is already live; ${warnings}. Took ${seconds} s.`);
+    verdict(`Unchanged: dataset ${result.version} (published ${result.publishedAt}) is already live; ${warnings}. Took ${seconds} s.`);
   } else {
-    write(`Published dataset ${result.version}: ${describeCounts(result)}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MB.`);
+    verdict(`Published dataset ${result.version}: ${describeCounts(result)}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MB.`);
   }
   return 0;
 }

@@ -1,4 +1,5 @@
 import { SingleBar } from 'cli-progress';
+import { counted } from '../publish/diagnostics.ts';
 import type { ProgressMode } from '../config.ts';
 
 /** One stage of work with a known total (bytes of input, or rows to write), reporting rows done. */
@@ -19,7 +20,7 @@ function lineStage(label: string, write: (line: string) => void): ProgressStage 
   const line = (rows: number) => {
     const elapsed = (performance.now() - started) / 1000;
     const rate = elapsed > 0 ? rows / elapsed : 0;
-    write(`${label}: ${formatCount(rows)} rows, ${formatCount(rate)} rows/s, ${elapsed.toFixed(1)} s`);
+    write(`${label}: ${counted(rows, 'row')}, ${formatCount(rate)} rows/s, ${elapsed.toFixed(1)} s`);
   };
   return {
     update(_done, rows) {
@@ -40,7 +41,7 @@ function barStage(label: string, total: number): ProgressStage {
   const started = performance.now();
   const bar = new SingleBar(
     {
-      format: `${label.padEnd(22)} [{bar}] {percentage}% | {rowsText} rows | {rate} rows/s | {elapsedText}`,
+      format: `${label.padEnd(22)} [{bar}] {percentage}% | {rowsText} | {rate} rows/s | {elapsedText}`,
       barsize: 30,
       hideCursor: true,
       clearOnComplete: false,
@@ -54,7 +55,7 @@ function barStage(label: string, total: number): ProgressStage {
   );
   const payload = (rows: number) => {
     const elapsed = (performance.now() - started) / 1000;
-    return { rowsText: formatCount(rows), rate: formatCount(elapsed > 0 ? rows / elapsed : 0), elapsedText: `${elapsed.toFixed(1)} s` };
+    return { rowsText: counted(rows, 'row'), rate: formatCount(elapsed > 0 ? rows / elapsed : 0), elapsedText: `${elapsed.toFixed(1)} s` };
   };
   bar.start(Math.max(total, 1), 0, payload(0));
   let lastRows = 0;

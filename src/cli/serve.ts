@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import pg from 'pg';
 import { buildApp } from '../http/app.ts';
@@ -12,6 +13,7 @@ import type { StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
 import type { ServeConfig } from '../config.ts';
 import { runWorkers, WORKER_STOP } from './workers.ts';
+import { servingMessage, STOPPED_MESSAGE } from './serving.ts';
 
 type Log = { info(message: string): void; error(message: string): void };
 
@@ -19,6 +21,7 @@ const importDefaultDataset = (config: ServeConfig, write: (line: string) => void
   runImport(
     'import',
     { dataDir: config.dataDir, sources: [DEFAULT_DATA_DIR], maxErrors: 50, strict: false, progress: config.progress, database: database && { url: database.url, migrate: false } },
+    write,
     write,
   );
 
@@ -112,11 +115,19 @@ async function serveHere(config: ServeConfig, write: (line: string) => void): Pr
     rootDetails: config.rootDetails,
   });
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
-  const onTimeout = () => app.log.error(`responses still under way after ${config.shutdownTimeoutMs / 1000} s: exiting without them`);
+  const say = (message: string) => {
+    // In a worker, the primary says it for all of them.
+    if (!cluster.isWorker) write(message);
+  };
+  const onTimeout = () => {
+    app.log.error(`responses still under way after ${config.shutdownTimeoutMs / 1000} s: exiting without them`);
+    say(`Stopped after ${config.shutdownTimeoutMs / 1000} s (--shutdown-timeout), cutting off the responses still under way.`);
+  };
   // Stops listening at once, lets responses under way finish, then closes the store.
   const grace = closeWithGrace({ delay: config.shutdownTimeoutMs, onTimeout }, async ({ err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error');
     await app.close();
+    say(err ? `Stopped after an error: ${err.message}` : STOPPED_MESSAGE);
   });
   if (cluster.isWorker) {
     // Once: a signal may have started the same shutdown already.
@@ -140,5 +151,7 @@ async function serveHere(config: ServeConfig, write: (line: string) => void): Pr
     write(`Error: cannot listen on ${address}:${port} (${code === 'EADDRINUSE' ? 'already in use' : code === 'EACCES' ? 'not permitted' : 'no such address here'}): choose another --port, --host, --metrics-port or --metrics-host.`);
     return 1;
   }
+  const listening = app.server.address() as AddressInfo;
+  say(servingMessage(listening.address, listening.port));
   return 0;
 }

@@ -12,10 +12,11 @@ import {
   verifySnapshot,
 } from '../store/snapshot-directory.ts';
 import type { SnapshotSummary } from '../store/snapshot-directory.ts';
+import { counted } from '../publish/diagnostics.ts';
 import type { UseConfig } from '../config.ts';
 
 const describe = (name: string, summary: SnapshotSummary): string =>
-  `${name} (dataset ${summary.version}, published ${summary.publishedAt}, ${summary.organizations.toLocaleString('en-US')} organizations)`;
+  `${name} (dataset ${summary.version}, published ${summary.publishedAt}, ${counted(summary.organizations, 'organization')})`;
 
 /**
  * What to do when a data directory cannot be served as it is: the newest snapshot there that still
@@ -32,7 +33,7 @@ export async function recoveryAdvice(dataDir: string, snapshots: readonly string
 }
 
 /** `use`: makes a published snapshot of the data directory the live one (to recover, or to roll back). */
-export async function runUse(config: UseConfig, write: (line: string) => void): Promise<number> {
+export async function runUse(config: UseConfig, write: (line: string) => void, writeResult: (line: string) => void): Promise<number> {
   const name = basename(config.snapshot);
   const given = resolve(config.snapshot);
   const inDirectory = !config.snapshot.includes('/') || dirname(given) === resolve(snapshotsPath(config.dataDir));
@@ -47,11 +48,11 @@ export async function runUse(config: UseConfig, write: (line: string) => void): 
     await verifySnapshot(path);
     const summary = summarizeSnapshot(path);
     if (readPointer(config.dataDir) === name) {
-      write(`Unchanged: ${describe(name, summary)} is already live.`);
+      writeResult(`Unchanged: ${describe(name, summary)} is already live.`);
       return 0;
     }
     switchPointer(config.dataDir, name);
-    write(`Now live: ${describe(name, summary)}. A running server follows once it has verified it too.`);
+    writeResult(`Now live: ${describe(name, summary)}. A running server follows once it has verified it too.`);
     return 0;
   } catch (error) {
     if (!(error instanceof DamagedSnapshot)) throw error;

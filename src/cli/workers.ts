@@ -3,6 +3,7 @@ import type { Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { METRICS_REQUEST } from '../http/plugins/external/metrics.ts';
 import type { MetricsMessage } from '../http/plugins/external/metrics.ts';
+import { servingMessage, STOPPED_MESSAGE } from './serving.ts';
 
 /** What this process sends a worker to make it drain and exit, as SIGTERM would. */
 export const WORKER_STOP = 'hsds:stop';
@@ -34,17 +35,24 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
     listening.add(worker.id);
     if (!announced && listening.size === count) {
       announced = true;
-      write(`${count} workers serving at http://${address.address ?? 'localhost'}:${address.port} (pids ${Object.values(cluster.workers ?? {}).map((each) => each!.process.pid).join(', ')})`);
+      const pids = Object.values(cluster.workers ?? {}).map((each) => each!.process.pid);
+      write(`${servingMessage(address.address, address.port)}, from ${count} workers (pids ${pids.join(', ')})`);
     }
   });
 
   return new Promise((resolve) => {
+    let signalled = false;
+    const stopped = () => {
+      // A worker that could not start has had its error line: nothing was serving to stop.
+      if (signalled) write(worst === 0 ? STOPPED_MESSAGE : `Stopped; a worker exited with code ${worst} (see the log).`);
+      resolve(worst);
+    };
     cluster.on('exit', (worker, code, signal) => {
       const failed = code !== 0 || (signal !== null && !stopping);
       if (failed) worst = Math.max(worst, code ?? 1);
       const wasListening = listening.delete(worker.id);
       if (stopping) {
-        if (Object.keys(cluster.workers ?? {}).length === 0) resolve(worst);
+        if (Object.keys(cluster.workers ?? {}).length === 0) stopped();
         return;
       }
       // A worker that never listened cannot start (a port in use, a damaged dataset): neither can another.
@@ -62,10 +70,14 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
       for (const worker of Object.values(cluster.workers ?? {})) {
         if (worker?.isConnected()) worker.send({ type: WORKER_STOP });
       }
-      if (Object.keys(cluster.workers ?? {}).length === 0) resolve(worst);
+      if (Object.keys(cluster.workers ?? {}).length === 0) stopped();
     };
-    process.on('SIGTERM', stop);
-    process.on('SIGINT', stop);
+    const onSignal = () => {
+      signalled = true;
+      stop();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
     for (let index = 0; index < count; index++) cluster.fork();
   });
 }

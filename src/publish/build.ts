@@ -7,7 +7,7 @@ import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
 import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, FILL_WORD_COUNTS, OPTIMIZE_TEXT_INDEXES, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
-import { Diagnostics, formatLocation } from './diagnostics.ts';
+import { counted, Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
 import { PreviousVersions } from './previous-versions.ts';
@@ -21,7 +21,7 @@ export class InvalidDataset extends Error {
   readonly diagnostics: Diagnostics;
 
   constructor(diagnostics: Diagnostics) {
-    super(`the input has ${diagnostics.errors.length} error(s)`);
+    super(`the input has ${counted(diagnostics.errors.length, 'error')}`);
     this.diagnostics = diagnostics;
   }
 }

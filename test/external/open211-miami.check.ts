@@ -50,7 +50,7 @@ describe('Open211 Miami (HSDS 1.x) imported as it is', () => {
     assert.equal(run.code, 0, run.text);
     console.log(run.text);
     assert.match(run.text, /read as HSDS 1\.x: organizations\.csv, taxonomy\.csv, services\.csv, services_taxonomy\.csv/);
-    assert.match(run.text, /Published dataset \w+: 1,074 organizations \(0 unpublished left out\), 1 taxonomies, 1,991 taxonomy terms/);
+    assert.match(run.text, /Published dataset \w+: 1,074 organizations \(0 unpublished left out\), 1 taxonomy, 1,991 taxonomy terms/);
     assert.match(run.text, /warning: 3 × term defined twice \(the first is kept\)/);
   });
 

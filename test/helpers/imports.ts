@@ -13,15 +13,23 @@ export const NATIVE_EXAMPLE = new URL('../../docs/examples/native/', import.meta
 
 export interface ImportRun {
   code: number;
+  /** Every line printed, in order: diagnostics (stderr) and the verdict (stdout). */
   output: string[];
   text: string;
+  /** The lines printed as the result (stdout): the verdict. */
+  results: string[];
 }
 
 /** Runs the `import` (or `validate`) command in-process, capturing what it prints. */
 export async function runCommand(command: 'import' | 'validate', dataDir: string, sources: string[], options: Partial<ImportConfig> = {}): Promise<ImportRun> {
   const output: string[] = [];
-  const code = await runImport(command, { dataDir, sources, maxErrors: 50, strict: false, progress: 'none', database: undefined, ...options }, (line) => output.push(line));
-  return { code, output, text: output.join('\n') };
+  const results: string[] = [];
+  const config = { dataDir, sources, maxErrors: 50, strict: false, progress: 'none' as const, database: undefined, ...options };
+  const code = await runImport(command, config, (line) => output.push(line), (line) => {
+    output.push(line);
+    results.push(line);
+  });
+  return { code, output, text: output.join('\n'), results };
 }
 
 /** Copies the native example into `directory`, then overwrites or adds the given files (name → content). */

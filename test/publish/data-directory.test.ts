@@ -11,7 +11,7 @@ const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
 function cli(...args: string[]) {
   const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none' }, timeout: 60_000 });
-  return { code: run.status, stderr: run.stderr };
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** A native dataset of `count` organizations named after `label`. */
@@ -75,7 +75,7 @@ describe('a data directory whose pointer names no snapshot', () => {
 
       const use = cli('use', '--data-dir', data.path, newer);
       assert.equal(use.code, 0, use.stderr);
-      assert.match(use.stderr, /Now live: .* 5 organizations/);
+      assert.match(use.stdout, /^Now live: .* 5 organizations\)\. /);
       assert.equal(readPointer(data.path), newer);
     });
   }

@@ -30,7 +30,7 @@ describe('importing the native format', () => {
     try {
       const run = await runCommand('import', directory.path, [NATIVE_EXAMPLE]);
       assert.equal(run.code, 0, run.text);
-      assert.match(run.text, /Published dataset [0-9a-f]{16}: 4 organizations \(1 unpublished left out\), 1 taxonomies, 5 taxonomy terms/);
+      assert.match(run.text, /Published dataset [0-9a-f]{16}: 4 organizations \(1 unpublished left out\), 1 taxonomy, 5 taxonomy terms/);
       const { app } = await serveDataDir(directory.path);
       const list = await getJson(app, `${API}/organizations`);
       assertHsds('organizationList', list.body);

@@ -4,6 +4,7 @@ import { readRows } from '../rows.ts';
 import { packageLayout } from './hsds-package-layout.ts';
 import type { HsdsTable } from './hsds-package-layout.ts';
 import type { Columns } from '../csv.ts';
+import { counted } from '../diagnostics.ts';
 import type { Diagnostics } from '../diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
 import { readHsdsVocabulary, servedId } from './hsds-vocabulary.ts';
@@ -219,7 +220,7 @@ export function hsdsDatapackageSource(directory: string): Source {
       if (term !== undefined && row.valid) yield { organization, ...term, lenientReferences: true, at: row.at('link_id') };
     }
     if (ofServices > 0) {
-      context.diagnostics.note('tags of services given to their organizations', { file: directory }, `${ofServices.toLocaleString('en-US')} tags of services read, each given to its service's organization (a term once per organization; tags of organizations not in the package are left out, see above)`);
+      context.diagnostics.note('tags of services given to their organizations', { file: directory }, `${counted(ofServices, 'tag')} of services read, each given to its service's organization (a term once per organization; tags of organizations not in the package are left out, see above)`);
     }
   }
 
