@@ -90,6 +90,19 @@ export async function runServe(config: ServeConfig, write: (line: string) => voi
 
 /** Serves the prepared dataset from this process until SIGTERM or SIGINT (or, in a worker, the primary's word). */
 async function serveHere(config: ServeConfig, write: (line: string) => void): Promise<number> {
+  // A worker hears the primary's word to stop from its start: it may come while the store opens.
+  let stopAsked = false;
+  let stop = (): void => {
+    stopAsked = true;
+  };
+  let signalled = false;
+  if (cluster.isWorker) {
+    process.on('message', (message: { type?: string }) => {
+      if (message?.type !== WORKER_STOP || signalled) return;
+      signalled = true;
+      stop();
+    });
+  }
   let log: Log = { info: write, error: write };
   const forwardLog: Log = { info: (message) => log.info(message), error: (message) => log.error(message) };
   let stores: StoreProvider;
@@ -131,13 +144,14 @@ async function serveHere(config: ServeConfig, write: (line: string) => void): Pr
   });
   if (cluster.isWorker) {
     // Once: a signal may have started the same shutdown already.
-    let stopped = false;
-    process.on('SIGTERM', () => (stopped = true)).on('SIGINT', () => (stopped = true));
-    process.on('message', (message: { type?: string }) => {
-      if (message?.type !== WORKER_STOP || stopped) return;
-      stopped = true;
+    process.on('SIGTERM', () => (signalled = true)).on('SIGINT', () => (signalled = true));
+    stop = () => {
       void grace.close();
-    });
+    };
+    if (stopAsked) {
+      await grace.close();
+      return 0;
+    }
   }
   try {
     await app.listen({ port: config.port, host: config.host });
