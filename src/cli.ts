@@ -1,17 +1,10 @@
 import cluster from 'node:cluster';
-import { runImport } from './cli/import.ts';
-import { runServe } from './cli/serve.ts';
-import { runMigrate } from './cli/migrate.ts';
-import { runUse } from './cli/use.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { twoColumns, wrap } from './cli/help.ts';
 import type { HelpRow } from './cli/help.ts';
 import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig, loadUseConfig } from './config.ts';
 import type { Command } from './config.ts';
 import { escapeControlCharacters } from './publish/diagnostics.ts';
-import { ImportBusy } from './publish/import-lock.ts';
-import { storageFault } from './publish/storage-faults.ts';
-import { NotMigrated } from './publish/publish-postgres.ts';
 
 const COMMANDS: Record<Command, { usage: string; summary: string; details: string }> = {
   serve: {
@@ -79,7 +72,12 @@ const write = printTo(process.stderr);
 const writeResult = printTo(process.stdout);
 
 /** One line for what the system or the operator can fix; undefined for anything else (a bug keeps its stack). */
-function knownFault(error: unknown): string | undefined {
+async function knownFault(error: unknown): Promise<string | undefined> {
+  const [{ ImportBusy }, { NotMigrated }, { storageFault }] = await Promise.all([
+    import('./publish/import-lock.ts'),
+    import('./publish/publish-postgres.ts'),
+    import('./publish/storage-faults.ts'),
+  ]);
   if (error instanceof ImportBusy || error instanceof NotMigrated) return error.message;
   return storageFault(error, '')?.message;
 }
@@ -113,10 +111,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const isTerminal = process.stderr.isTTY === true;
-  if (command === 'serve') return runServe(loadServeConfig(rest, process.env, isTerminal), write);
-  if (command === 'migrate') return runMigrate(loadMigrateConfig(rest, process.env), writeResult);
-  if (command === 'use') return runUse(loadUseConfig(rest, process.env), write, writeResult);
-  return runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write, writeResult);
+  // Each command's code is loaded when it runs: --help and --version answer without it.
+  if (command === 'serve') return (await import('./cli/serve.ts')).runServe(loadServeConfig(rest, process.env, isTerminal), write);
+  if (command === 'migrate') return (await import('./cli/migrate.ts')).runMigrate(loadMigrateConfig(rest, process.env), writeResult);
+  if (command === 'use') return (await import('./cli/use.ts')).runUse(loadUseConfig(rest, process.env), write, writeResult);
+  return (await import('./cli/import.ts')).runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write, writeResult);
 }
 
 // Started by bin/hsds-org-api.js (or another process's fork): when that process is gone, stop as if
@@ -130,13 +129,13 @@ main(process.argv.slice(2)).then(
   (code) => {
     if (code !== 0) process.exitCode = code;
   },
-  (error: unknown) => {
+  async (error: unknown) => {
     if (error instanceof ConfigError || (error instanceof TypeError && (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) {
       write(`Error: ${error.message}\nRun with --help for usage.`);
       process.exitCode = 2;
       return;
     }
-    write(`Error: ${knownFault(error) ?? String((error as Error).stack ?? error)}`);
+    write(`Error: ${(await knownFault(error)) ?? String((error as Error).stack ?? error)}`);
     process.exitCode = 1;
   },
 );
