@@ -144,6 +144,20 @@ describe('pages for people', () => {
   });
 });
 
+describe('pages for people behind a proxy', () => {
+  const test = useTestApp(undefined, { publicBaseUrl: 'https://data.example.org/hsds' });
+
+  it('link to each other and to the JSON under the public base URL', async () => {
+    const { app } = test();
+    const home = await pageOf(app, '/');
+    const links = hrefs(home.body).filter((link) => !link.startsWith('data:'));
+    assert.ok(links.length > 5);
+    for (const link of links) assert.ok(link.startsWith('https://data.example.org/hsds/'), link);
+    assert.match(home.body, /action="https:\/\/data\.example\.org\/hsds\/organizations"/);
+    assert.equal((await pageOf(app, '/organizations/NAT-002')).headers.location, `https://data.example.org/hsds/organizations/${organizationId('NAT-002')}`);
+  });
+});
+
 describe('pages for people: data is escaped', () => {
   const hostile = `<script>alert("x")</script> Tom & Jerry's "Shelter"`;
   const test = useTestApp(
