@@ -104,7 +104,7 @@ describe('documentation page', () => {
 
         const format = operation.locator('tr[data-param-name="format"]');
         assert.equal(await format.locator('.parameter__type').innerText(), 'string');
-        assert.deepEqual(await format.locator('select option').allInnerTexts(), ['--', 'json', 'ndjson']);
+        assert.deepEqual(await format.locator('select option').allInnerTexts(), ['--', 'json', 'ndjson', 'csv']);
         // Examples and defaults are read in the descriptions; no input starts out holding one.
         const filled: string[] = [];
         for (const row of await operation.locator('tbody tr[data-param-name]').all()) {

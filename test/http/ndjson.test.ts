@@ -63,7 +63,7 @@ describe('format=ndjson', () => {
   });
 
   it('400 for another format, and for a bad filter before streaming starts', async () => {
-    for (const query of ['format=csv', 'format=ndjson&taxonomy_term_id=nope:x', 'format=ndjson&full=maybe']) {
+    for (const query of ['format=xml', 'format=csv&taxonomy_term_id=nope:x', 'format=ndjson&taxonomy_term_id=nope:x', 'format=ndjson&full=maybe']) {
       const { status, headers } = await getJson(test().app, `${API}/organizations?${query}`);
       assert.equal(status, 400, query);
       assert.match(String(headers['content-type']), /^application\/problem\+json/);

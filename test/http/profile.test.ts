@@ -185,7 +185,7 @@ describe('the OpenAPI document', () => {
     }
     for (const path of ['/organizations', '/taxonomies', '/taxonomy_terms']) {
       const content = body.paths[path].get.responses['200'].content;
-      assert.deepEqual(Object.keys(content), ['application/json', 'application/x-ndjson'], path);
+      assert.deepEqual(Object.keys(content), ['application/json', 'application/x-ndjson', 'text/csv'], path);
       const [page, rest] = content['application/json'].schema.allOf;
       assert.deepEqual(page, { $ref: '#/components/schemas/Page' }, path);
       assert.ok(rest.required.includes('contents') && rest.properties.contents.type === 'array', path);

@@ -5,6 +5,8 @@ import { choiceParameter, querySchema, readQuery } from '../query.ts';
 import type { QueryParameters } from '../query.ts';
 import { pageExample, problemExamples } from '../examples.ts';
 import { sendJson } from '../reply.ts';
+import { CSV_CONTENT_TYPE, csvLines } from '../csv.ts';
+import type { CsvColumn } from '../csv.ts';
 import { HSDS_OPTIONAL, pageOf, problemResponse } from '../schemas.ts';
 import type { Batches, Page, PositionRange, Store } from '../../store/store.ts';
 
@@ -16,9 +18,9 @@ export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 export const LIST_PARAMETERS = {
   ...PAGING_PARAMETERS,
   format: choiceParameter(
-    ['json', 'ndjson'],
+    ['json', 'ndjson', 'csv'],
     'json',
-    '`json`: one page in the HSDS envelope. `ndjson`: every matching item, without pagination (`page` and `per_page` do not apply, though a value given must still be valid), one JSON object per line, streamed (`application/x-ndjson`).',
+    '`json`: one page in the HSDS envelope. `ndjson`: every matching item, without pagination (`page` and `per_page` do not apply, though a value given must still be valid), one JSON object per line, streamed (`application/x-ndjson`). `csv`: every matching item the same way, as CSV (RFC 4180, UTF-8, a header row; `text/csv`), with the columns the profile lists; a text starting with `=`, `+`, `-`, `@`, a tab or a carriage return is written after a single quote, so that no spreadsheet runs it as a formula.',
   ),
 };
 
@@ -43,6 +45,8 @@ export interface ListRoute<Filter> {
   filter: (store: Store, parameters: Record<string, unknown>) => Promise<Filter | undefined>;
   page: (store: Store, filter: Filter, range: PositionRange, parameters: Record<string, unknown>) => Promise<Page>;
   all: (store: Store, filter: Filter, parameters: Record<string, unknown>) => Batches;
+  /** The columns of `format=csv`. */
+  csvColumns: readonly CsvColumn[];
 }
 
 export const EMPTY: Page = { total: 0, items: [] };
@@ -67,7 +71,7 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
         querystring: querySchema(parameters),
         response: {
           200: {
-            description: `A page of ${route.url.slice(1)} (\`format=json\`, the default), or all of them (\`format=ndjson\`).`,
+            description: `A page of ${route.url.slice(1)} (\`format=json\`, the default), or all of them (\`format=ndjson\` or \`csv\`).`,
             headers: {
               Link: {
                 type: 'string',
@@ -77,6 +81,10 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
             content: {
               'application/json': { schema: pageOf(route.item, route.pageFields), example: pageExample(route.url, [route.example]) },
               'application/x-ndjson': { schema: route.item, example: route.example },
+              'text/csv': {
+                schema: { type: 'string', description: `Columns: ${route.csvColumns.map((column) => `\`${column.name}\``).join(', ')}.` },
+                example: `${route.csvColumns.map((column) => column.name).join(',')}\r\n`,
+              },
             },
           },
           400: problemResponse(route.badRequest, problemExamples.badParameter),
@@ -87,10 +95,11 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
     async (request, reply) => {
       const values = request.parameters;
       const filter = await route.filter(request.store, values);
-      if (values.format === 'ndjson') {
+      if (values.format === 'ndjson' || values.format === 'csv') {
         // HEAD gets the headers without the work: Fastify would read a real stream to its end.
         const all = filter === undefined || request.method === 'HEAD' ? noItems() : route.all(request.store, filter, values);
-        return reply.sendStream(NDJSON_CONTENT_TYPE, ndjsonLines(all));
+        if (values.format === 'ndjson') return reply.sendStream(NDJSON_CONTENT_TYPE, ndjsonLines(all));
+        return reply.sendStream(CSV_CONTENT_TYPE, csvLines(route.csvColumns, all));
       }
       const paging = pagingOf(values);
       const page = filter === undefined ? EMPTY : await route.page(request.store, filter, positionRange(paging), values);

@@ -12,6 +12,8 @@ import type { FacetRequest } from '../../store/facets.ts';
 import { fail } from '../query.ts';
 import type { QueryParameter } from '../query.ts';
 import { Type } from 'typebox';
+import { field } from '../csv.ts';
+import type { CsvColumn } from '../csv.ts';
 
 const MAX_FACETS = 5;
 const FACET = new RegExp(`^(.+?)(?::(\\d+))?$`);
@@ -82,6 +84,19 @@ export const organizationParameters = {
   full: booleanParameter('Items in the full form of `/organizations/{id}`, with `attributes` and `organization_identifiers`.'),
 };
 
+/**
+ * The columns of the organization list as CSV: the list form's fields, and its classifications in
+ * one column as `taxonomy:code` separated by `; ` (`ntee:K31; oe_services:1128`), the form
+ * `taxonomy_term_id` takes.
+ */
+const ORGANIZATION_CSV_COLUMNS: CsvColumn[] = [
+  ...['id', 'external_identifier', 'name', 'alternate_name', 'description', 'email', 'website', 'tax_status', 'tax_id', 'year_incorporated', 'legal_status', 'uri', 'parent_organization_id', 'last_modified'].map(field),
+  {
+    name: 'classifications',
+    value: (item) => ((item.classifications ?? []) as { taxonomy: string; code: string }[]).map((term) => `${term.taxonomy}:${term.code}`).join('; '),
+  },
+];
+
 /** The filter that read values of organizationParameters ask for; a ParameterError for a term or taxonomy that names nothing. */
 export async function organizationFilter(store: Store, values: Record<string, unknown>): Promise<OrganizationFilter> {
   const term = await termOf(store, 'taxonomy_term_id', values.taxonomy_term_id);
@@ -118,6 +133,7 @@ const organizationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return facets === undefined ? page : { ...page, facets };
     },
     all: (store, filter, values) => store.allOrganizations(filter, { full: values.full === true }),
+    csvColumns: ORGANIZATION_CSV_COLUMNS,
   });
 
   getById(app, {

@@ -4,6 +4,7 @@ import { notFound } from '../plugins/app/problems.ts';
 import { readQuery } from '../query.ts';
 import { sendJson } from '../reply.ts';
 import { EMPTY, LIST_PARAMETERS, NDJSON_CONTENT_TYPE, ndjsonLines, noItems } from './list.ts';
+import { CSV_CONTENT_TYPE, csvLines, field } from '../csv.ts';
 
 /**
  * HSDS requires every API to answer `/services` and `/services/{id}`. This profile has no services,
@@ -18,6 +19,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   ] as const) {
     app.get(url, { schema: { hide: true }, preValidation: readQuery(LIST_PARAMETERS) }, async (request, reply) => {
       if (request.parameters.format === 'ndjson') return reply.sendStream(NDJSON_CONTENT_TYPE, ndjsonLines(noItems()));
+      if (request.parameters.format === 'csv') return reply.sendStream(CSV_CONTENT_TYPE, csvLines(['id', 'name'].map(field), noItems()));
       const { body, link } = pageEnvelope(request, pagingOf(request.parameters), EMPTY);
       return sendJson(reply.header('link', link), body);
     });

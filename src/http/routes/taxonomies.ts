@@ -6,6 +6,7 @@ import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { taxonomyIdOfCode } from './resolve.ts';
 import type { TaxonomyFilter } from '../../store/store.ts';
+import { field } from '../csv.ts';
 
 const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   getList<TaxonomyFilter>(app, {
@@ -20,6 +21,7 @@ const taxonomyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     filter: async (_store, values) => ({ search: values.search as string[] | undefined }),
     page: (store, filter, range) => store.taxonomies(filter, range),
     all: (store, filter) => store.allTaxonomies(filter),
+    csvColumns: ['id', 'code', 'name', 'description', 'uri', 'version'].map(field),
   });
 
   getById(app, {

@@ -7,6 +7,7 @@ import { getById } from './by-id.ts';
 import { getList } from './list.ts';
 import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termIdOfCode, termOf } from './resolve.ts';
 import type { TaxonomyTermFilter } from '../../store/store.ts';
+import { field } from '../csv.ts';
 
 const taxonomyFilterDescription = `Only terms of this taxonomy. ${TAXONOMY_REFERENCE}`;
 
@@ -43,6 +44,7 @@ const taxonomyTermRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     page: (store, filter, range) => store.taxonomyTerms(filter, range),
     all: (store, filter) => store.allTaxonomyTerms(filter),
+    csvColumns: ['id', 'taxonomy', 'taxonomy_id', 'code', 'name', 'description', 'parent_id', 'children_count'].map(field),
   });
 
   getById(app, {
