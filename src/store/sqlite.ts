@@ -2,7 +2,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 import { openSnapshot, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
-import { ListingRunner, organizationTextQuery, textSearch } from './sqlite-listing.ts';
+import { ListingRunner, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
 import { isSearchAlone, membershipConditions } from './filter-plan.ts';
 import { singleToken } from './search-query.ts';
@@ -17,10 +17,6 @@ import { ListingStore } from './listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from './listing-store.ts';
 import { StoreUnavailable } from './store.ts';
 import type { Batches, DatasetInfo, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from './store.ts';
-
-interface JsonRow {
-  json: string;
-}
 
 /** Where an organization's JSON is, as listed or in full (see sqlite-schema.ts). */
 const organizationJsonTable = (view: OrganizationView) => (view.full === true ? 'organization_documents' : 'organization_items');
@@ -72,11 +68,12 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     );
     this.vocabulary = new Vocabulary(this.db.prepare('SELECT word, token, organizations FROM search_vocabulary ORDER BY word').all() as unknown as VocabularyEntry[]);
     this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
+    // Rows as arrays: see prepareRowsAsArrays.
     this.itemStatements = {
-      organization: this.db.prepare('SELECT d.json FROM organizations o JOIN organization_documents d ON d.position = o.position WHERE o.id = ?'),
-      organizationIdByNativeId: this.db.prepare('SELECT id AS json FROM organizations WHERE external_id = ?'),
-      taxonomy: this.db.prepare('SELECT json FROM taxonomies WHERE id = ?'),
-      taxonomyTerm: this.db.prepare('SELECT detail_json AS json FROM taxonomy_terms WHERE id = ?'),
+      organization: prepareRowsAsArrays(this.db, 'SELECT d.json FROM organizations o JOIN organization_documents d ON d.position = o.position WHERE o.id = ?'),
+      organizationIdByNativeId: prepareRowsAsArrays(this.db, 'SELECT id AS json FROM organizations WHERE external_id = ?'),
+      taxonomy: prepareRowsAsArrays(this.db, 'SELECT json FROM taxonomies WHERE id = ?'),
+      taxonomyTerm: prepareRowsAsArrays(this.db, 'SELECT detail_json AS json FROM taxonomy_terms WHERE id = ?'),
     };
     const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t LEFT JOIN taxonomies x ON x.position = t.taxonomy_position';
     const termById = this.db.prepare(`${termRef} WHERE t.id = ?`);
@@ -159,16 +156,16 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     const end = range.first + range.count;
     if (membership === undefined) {
       const total = this.info.organizations;
-      const rows = this.listings.statement(`SELECT json FROM ${jsonTable} WHERE position >= ? AND position < ? ORDER BY position`);
-      return { total, items: range.first > total ? [] : (rows.all(range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
+      const rows = this.listings.arrayStatement(`SELECT json FROM ${jsonTable} WHERE position >= ? AND position < ? ORDER BY position`);
+      return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(range.first, end)) };
     }
     const { table, group, key } = membership;
-    const total = (this.listings.statement(`SELECT max(position_in_${group}) AS n FROM ${table} WHERE ${group}_position = ?`).get(key) as { n: number | null }).n ?? 0;
-    const rows = this.listings.statement(
+    const total = (this.listings.arrayStatement(`SELECT max(position_in_${group}) AS n FROM ${table} WHERE ${group}_position = ?`).get(key) as unknown as [number | null])[0] ?? 0;
+    const rows = this.listings.arrayStatement(
       `SELECT o.json FROM ${table} m JOIN ${jsonTable} o ON o.position = m.organization_position
        WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`,
     );
-    return { total, items: range.first > total ? [] : (rows.all(key, range.first, end) as unknown as JsonRow[]).map((row) => row.json) };
+    return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(key, range.first, end)) };
   }
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing {
@@ -227,7 +224,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
-    return this.read(() => (this.itemStatements[kind].get(key) as JsonRow | undefined)?.json);
+    return this.read(() => (this.itemStatements[kind].get(key) as unknown as [string] | undefined)?.[0]);
   }
 
   async close(): Promise<void> {
