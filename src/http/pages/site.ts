@@ -45,8 +45,8 @@ const queryOf = (request: FastifyRequest): string => {
   return index === -1 ? '' : request.url.slice(index);
 };
 
-/** The terms of a taxonomy as a tree, each counting the organizations tagged with it or below it (the facets made at publish). */
-async function termTree(store: Store, taxonomy: TaxonomyJson, within?: string): Promise<{ roots: TermNode[]; byId: Map<string, TermNode> }> {
+/** The terms of a taxonomy as a tree (or those below the term `within`), each counting the organizations tagged with it or below it (the facets made at publish). */
+async function termTree(store: Store, taxonomy: TaxonomyJson, within?: string): Promise<TermNode[]> {
   const terms = (await collect(store.allTaxonomyTerms({ taxonomyId: taxonomy.id }))).map((json) => JSON.parse(json) as TermJson);
   const byId = new Map(terms.map((term) => [term.id, { term, organizations: 0, children: [] as TermNode[] }]));
   const roots: TermNode[] = [];
@@ -68,7 +68,7 @@ async function termTree(store: Store, taxonomy: TaxonomyJson, within?: string): 
       }
     }
   }
-  return { roots: within === undefined ? roots : (byId.get(within)?.children ?? []), byId };
+  return within === undefined ? roots : (byId.get(within)?.children ?? []);
 }
 
 /** What the filters of a search page name, as a person reads them. */
@@ -165,7 +165,7 @@ export default async function pages(app: FastifyInstance): Promise<void> {
 
   itemPage('taxonomies', 'taxonomy', (store, id) => store.taxonomy(id), taxonomyIdOfCode, async (store, json, frame) => {
     const taxonomy = JSON.parse(json) as TaxonomyJson;
-    return taxonomyPage(frame, taxonomy, (await termTree(store, taxonomy)).roots);
+    return taxonomyPage(frame, taxonomy, await termTree(store, taxonomy));
   });
 
   itemPage('taxonomy_terms', 'taxonomy term', (store, id) => store.taxonomyTerm(id), termIdOfCode, async (store, json, frame) => {
@@ -178,7 +178,7 @@ export default async function pages(app: FastifyInstance): Promise<void> {
       parentId = parent.parent_id;
     }
     const taxonomy = term.taxonomy_detail;
-    const children = taxonomy === undefined ? [] : (await termTree(store, taxonomy, term.id)).roots;
+    const children = taxonomy === undefined ? [] : await termTree(store, taxonomy, term.id);
     const listed = await store.organizations({ taxonomyTermId: term.id, includeDescendants: true }, { first: 1, count: TERM_PAGE_ORGANIZATIONS });
     return termPage(frame, term, ancestors, children, { total: listed.total, first: listed.items.map((item) => JSON.parse(item) as OrganizationJson) });
   });
