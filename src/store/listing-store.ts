@@ -89,6 +89,8 @@ const BATCH = 256;
 export class ListingStore<Param> implements Store {
   private readonly backend: ListingBackend<Param>;
   private readonly queries = new Map<string, SearchQuery>();
+  /** Search decisions under way (see searchDecision), by filter and membership lists. */
+  private readonly decisions = new Map<string, Promise<{ query: SearchQuery; total: number }>>();
 
   constructor(backend: ListingBackend<Param>) {
     this.backend = backend;
@@ -126,25 +128,45 @@ export class ListingStore<Param> implements Store {
   }
 
   /**
-   * A search's query, listing and total: as typed, or when that matches nothing and correcting its
-   * short words too matches something, that (see organizationQuery).
+   * A search's listing and total: as typed, or when that matches nothing and correcting its short
+   * words too matches something, that (see organizationQuery).
    */
   private async searchMatches(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, ranked = false): Promise<SearchMatches<Param>> {
-    const query = this.query(filter)!;
-    const listing = this.backend.organizationListing(filter, memberships, view, query);
+    const typed = this.query(filter)!;
+    const typedListing = this.backend.organizationListing(filter, memberships, view, typed);
     // Searched alone, the vocabulary tells closely enough how many match to choose how the matches
     // are read: the ranked window is read while they are counted.
-    const early = ranked && isSearchAlone(filter, memberships) ? this.rankedWindow(listing, query, query.estimatedMatches) : undefined;
+    const early = ranked && isSearchAlone(filter, memberships) ? this.rankedWindow(typedListing, typed, typed.estimatedMatches) : undefined;
     early?.catch(() => {});
-    const total = await this.backend.count(listing);
-    if (total > 0) return { listing, total, window: () => early ?? this.rankedWindow(listing, query, total) };
+    const { query, total } = await this.searchDecision(filter, memberships);
+    if (total === 0) return { listing: typedListing, total, window: async () => [] };
+    if (query === typed) return { listing: typedListing, total, window: () => early ?? this.rankedWindow(typedListing, query, total) };
+    const listing = this.backend.organizationListing(filter, memberships, view, query);
+    return { listing, total, window: () => this.rankedWindow(listing, query, total) };
+  }
+
+  /**
+   * Which query answers a search (as typed, or with its short words corrected) and how many it
+   * matches. A page and its facets ask at once: they share one decision, made once.
+   */
+  private searchDecision(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<{ query: SearchQuery; total: number }> {
+    const key = JSON.stringify([filter, memberships]);
+    let decision = this.decisions.get(key);
+    if (decision === undefined) {
+      decision = this.decide(filter, memberships).finally(() => this.decisions.delete(key));
+      this.decisions.set(key, decision);
+    }
+    return decision;
+  }
+
+  private async decide(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<{ query: SearchQuery; total: number }> {
+    const typed = this.query(filter)!;
+    const total = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, typed));
+    if (total > 0) return { query: typed, total };
     const lenient = this.query(filter, true)!;
-    const unchanged = lenient.words.every((word, index) => word.alternatives.size === query.words[index]!.alternatives.size);
-    const lenientListing = unchanged ? listing : this.backend.organizationListing(filter, memberships, view, lenient);
-    const lenientTotal = unchanged ? 0 : await this.backend.count(lenientListing);
-    return lenientTotal > 0
-      ? { listing: lenientListing, total: lenientTotal, window: () => this.rankedWindow(lenientListing, lenient, lenientTotal) }
-      : { listing, total, window: async () => [] };
+    if (lenient.words.every((word, index) => word.alternatives.size === typed.words[index]!.alternatives.size)) return { query: typed, total };
+    const lenientTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, lenient));
+    return lenientTotal > 0 ? { query: lenient, total: lenientTotal } : { query: typed, total };
   }
 
   async *allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
