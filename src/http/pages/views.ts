@@ -1,5 +1,6 @@
 import { html, Html, PAGE_STYLE } from './html.ts';
 import type { DatasetInfo } from '../../store/store.ts';
+import { counted } from '../../publish/diagnostics.ts';
 
 /**
  * The pages for people: each shows what one or two JSON documents of the API hold, links to them,
@@ -67,7 +68,6 @@ export interface Facet {
 }
 
 const number = (value: number): string => value.toLocaleString('en-US');
-const plural = (count: number, one: string, many: string): string => `${number(count)} ${count === 1 ? one : many}`;
 
 export const organizationUrl = (frame: Frame, id: string): string => `${frame.site}/organizations/${encodeURIComponent(id)}`;
 export const termUrl = (frame: Frame, id: string): string => `${frame.site}/taxonomy_terms/${encodeURIComponent(id)}`;
@@ -101,7 +101,7 @@ ${content}
 <p class="json">This page as JSON: <a href="${options.json}">${options.json}</a></p>
 </main>
 <footer>
-<p>Dataset <code>${frame.dataset.version}</code>, published ${published.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${plural(frame.dataset.organizations, 'organization', 'organizations')}, ${plural(frame.dataset.taxonomies, 'taxonomy', 'taxonomies')}, ${plural(frame.dataset.taxonomyTerms, 'term', 'terms')}.</p>
+<p>Dataset <code>${frame.dataset.version}</code>, published ${published.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${counted(frame.dataset.organizations, 'organization')}, ${counted(frame.dataset.taxonomies, 'taxonomy', 'taxonomies')}, ${counted(frame.dataset.taxonomyTerms, 'term')}.</p>
 <p><a href="${frame.api}/">API root (JSON)</a> · <a href="${frame.api}/docs">API documentation</a> · <a href="${frame.api}/openapi.json">OpenAPI</a> · <a href="${frame.api}/profile">HSDS profile</a></p>
 </footer>
 </body>
@@ -137,7 +137,7 @@ export function homePage(frame: Frame, taxonomies: TaxonomyJson[]): string {
     frame,
     { title: 'Organizations and taxonomies', json: `${frame.api}/` },
     html`<h1>Organizations and taxonomies</h1>
-<p>A directory of ${plural(dataset.organizations, 'published organization', 'published organizations')}, classified in ${plural(dataset.taxonomies, 'taxonomy', 'taxonomies')} of ${plural(dataset.taxonomyTerms, 'term', 'terms')}, published as open data in the Open Referral Human Services Data Specification (HSDS 3.2.3). Everything on these pages is also JSON, for programs.</p>
+<p>A directory of ${counted(dataset.organizations, 'published organization')}, classified in ${counted(dataset.taxonomies, 'taxonomy', 'taxonomies')} of ${counted(dataset.taxonomyTerms, 'term')}, published as open data in the Open Referral Human Services Data Specification (HSDS 3.2.3). Everything on these pages is also JSON, for programs.</p>
 <form role="search" action="${frame.site}/organizations" method="get"><p><label for="home-search">Find an organization by name or by what it does</label><br>
 <input id="home-search" name="search" type="search" maxlength="256" placeholder="food bank"> <button type="submit">Search</button></p></form>
 <p><a href="${frame.site}/organizations">Browse every organization</a></p>
@@ -183,7 +183,7 @@ export function resultsPage(frame: Frame, results: ResultsPage): string {
     { title, json: results.json, search },
     html`<h1>${title}</h1>
 ${results.filters.length === 0 ? '' : html`<p>Filtered by ${results.filters.map((filter, index) => html`${index === 0 ? '' : ', '}${filter.label} (<a href="${without(filter.name)}">remove</a>)`)}.</p>`}
-<p role="status">${total === 0 ? 'No organization matches.' : results.organizations.length === 0 ? `${plural(total, 'organization', 'organizations')}; this page is past the last.` : `${plural(total, 'organization', 'organizations')}; ${number(first)} to ${number(first + results.organizations.length - 1)} shown.`}
+<p role="status">${total === 0 ? 'No organization matches.' : results.organizations.length === 0 ? `${counted(total, 'organization')}; this page is past the last.` : `${counted(total, 'organization')}; ${number(first)} to ${number(first + results.organizations.length - 1)} shown.`}
 ${results.suggestion === undefined ? '' : html` Did you mean <a href="${searchUrl(frame, { ...query, search: results.suggestion, page: undefined })}">${results.suggestion}</a>?`}</p>
 ${results.organizations.length === 0 ? '' : html`<ol class="results" start="${first}">${results.organizations.map((organization) => organizationItem(frame, organization))}</ol>`}
 ${lastPage > 1 && total > 0
@@ -251,10 +251,10 @@ export interface TermNode {
 }
 
 function treeItem(frame: Frame, node: TermNode): Html {
-  const label = html`<a href="${termUrl(frame, node.term.id)}">${node.term.name}</a> ${node.term.code ? html`<code>${node.term.code}</code> ` : ''}<span class="count">${plural(node.organizations, 'organization', 'organizations')}</span>`;
+  const label = html`<a href="${termUrl(frame, node.term.id)}">${node.term.name}</a> ${node.term.code ? html`<code>${node.term.code}</code> ` : ''}<span class="count">${counted(node.organizations, 'organization')}</span>`;
   if (node.children.length === 0) return html`<li>${label}</li>`;
   // The term's link beside its disclosure, not in it: a link inside a summary is a control inside a control.
-  return html`<li>${label}<details><summary>${plural(node.children.length, 'term', 'terms')} below</summary><ul>${node.children.map((child) => treeItem(frame, child))}</ul></details></li>`;
+  return html`<li>${label}<details><summary>${counted(node.children.length, 'term')} below</summary><ul>${node.children.map((child) => treeItem(frame, child))}</ul></details></li>`;
 }
 
 /** A taxonomy: what it is, and its terms as a tree to open, each with its organizations counted. */
@@ -290,9 +290,9 @@ export function termPage(
 ${term.description ? html`<p>${term.description}</p>` : ''}
 ${children.length === 0 ? '' : html`<h2>Terms below it</h2><ul class="tree">${children.map((node) => treeItem(frame, node))}</ul>`}
 <h2>Organizations</h2>
-<p>${plural(organizations.total, 'organization is', 'organizations are')} tagged with ${term.name}${children.length === 0 ? '' : ' or a term below it'}.</p>
+<p>${counted(organizations.total, 'organization is', 'organizations are')} tagged with ${term.name}${children.length === 0 ? '' : ' or a term below it'}.</p>
 ${organizations.first.length === 0 ? '' : html`<ol class="results">${organizations.first.map((organization) => organizationItem(frame, organization))}</ol>`}
-${organizations.total > organizations.first.length ? html`<p><a href="${searchUrl(frame, listQuery)}">All ${plural(organizations.total, 'organization', 'organizations')}</a></p>` : ''}
+${organizations.total > organizations.first.length ? html`<p><a href="${searchUrl(frame, listQuery)}">All ${counted(organizations.total, 'organization')}</a></p>` : ''}
 <p class="json">These organizations as JSON: <a href="${frame.api}/organizations?taxonomy_term_id=${term.id}&amp;include_descendants=true">${frame.api}/organizations?taxonomy_term_id=${term.id}&amp;include_descendants=true</a></p>`,
   );
 }
