@@ -13,6 +13,13 @@ async function pageOf(app: ReturnType<ReturnType<typeof useTestApp>>['app'], url
   return { status: response.statusCode, headers: response.headers, body: response.body };
 }
 
+/** The page a code or native id leads to: its 308, followed. */
+async function pageByCode(app: Parameters<typeof pageOf>[0], url: string) {
+  const redirect = await pageOf(app, url);
+  assert.equal(redirect.status, 308, url);
+  return pageOf(app, new URL(String(redirect.headers.location)).pathname);
+}
+
 /** The text a person reads: tags dropped, entities decoded. */
 const readable = (body: string): string =>
   body
@@ -108,9 +115,7 @@ describe('pages for people', () => {
 
   it('shows a taxonomy as a tree, counting the organizations under each term as the API does', async () => {
     const { app } = test();
-    const tree = await pageOf(app, '/taxonomies/things');
-    assert.equal(tree.status, 308);
-    const shown = await pageOf(app, new URL(String(tree.headers.location)).pathname);
+    const shown = await pageByCode(app, '/taxonomies/things');
     const text = readable(shown.body);
     for (const code of ['A', 'F', 'B']) {
       const total = (await getJson(app, `${API}/organizations?taxonomy_term_id=things:${code}&include_descendants=true`)).body.total_items;
@@ -123,16 +128,13 @@ describe('pages for people', () => {
 
   it('shows a term: its place in the tree, the terms below it, and its organizations', async () => {
     const { app } = test();
-    const redirect = await pageOf(app, '/taxonomy_terms/things:F');
-    assert.equal(redirect.status, 308);
-    const shown = await pageOf(app, new URL(String(redirect.headers.location)).pathname);
+    const shown = await pageByCode(app, '/taxonomy_terms/things:F');
     const text = readable(shown.body);
     assert.match(text, /Things › Thing A Thing F F/);
     const listed = (await getJson(app, `${API}/organizations?taxonomy_term_id=things:F&include_descendants=true`)).body;
     assert.match(text, new RegExp(`${listed.total_items} organizations? (is|are) tagged with Thing F`));
     for (const organization of listed.contents) assert.ok(text.includes(organization.name), organization.name);
-    const parent = await pageOf(app, '/taxonomy_terms/things:A');
-    const below = readable((await pageOf(app, new URL(String(parent.headers.location)).pathname)).body);
+    const below = readable((await pageByCode(app, '/taxonomy_terms/things:A')).body);
     assert.match(below, /Terms below it Thing F F/);
   });
 
