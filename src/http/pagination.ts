@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendJson } from './reply.ts';
 import { integerParameter } from './query.ts';
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from './schemas.ts';
 import type { Page, PositionRange } from '../store/store.ts';
@@ -41,7 +42,7 @@ function pageUrls(request: FastifyRequest): (page: number) => string {
  * header (`<url>; rel="next"`, …), which clients follow without reading the body. `total_pages` is
  * at least 1, so page 1 always exists (possibly empty); a page past the last is a valid, empty page.
  */
-export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page): { body: string; link: string } {
+function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page): { body: string; link: string } {
   const totalPages = Math.max(1, Math.ceil(page.total / paging.perPage));
   const number = paging.page;
   const pageUrl = pageUrls(request);
@@ -68,4 +69,10 @@ export function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page
     facets: page.facets,
   });
   return { body: `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`, link };
+}
+
+/** Sends a page of a list: the envelope, and its links in the `Link` header. */
+export function sendPage(request: FastifyRequest, reply: FastifyReply, paging: Paging, page: Page): FastifyReply {
+  const { body, link } = pageEnvelope(request, paging, page);
+  return sendJson(reply.header('link', link), body);
 }

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
-import { PAGING_PARAMETERS, pageEnvelope, pagingOf, positionRange } from '../pagination.ts';
+import { PAGING_PARAMETERS, pagingOf, positionRange, sendPage } from '../pagination.ts';
 import { choiceParameter, querySchema, readQuery } from '../query.ts';
 import type { QueryParameters } from '../query.ts';
 import { pageExample, problemExamples } from '../examples.ts';
-import { sendJson } from '../reply.ts';
 import { CSV_CONTENT_TYPE, csvLines } from '../csv.ts';
 import type { CsvColumn } from '../csv.ts';
 import { HSDS_OPTIONAL, pageOf, problemResponse } from '../schemas.ts';
@@ -103,8 +102,7 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
       }
       const paging = pagingOf(values);
       const page = filter === undefined ? EMPTY : await route.page(request.store, filter, positionRange(paging), values);
-      const { body, link } = pageEnvelope(request, paging, page);
-      return sendJson(reply.header('link', link), body);
+      return sendPage(request, reply, paging, page);
     },
   );
 }

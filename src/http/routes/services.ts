@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { pageEnvelope, pagingOf } from '../pagination.ts';
+import { pagingOf, sendPage } from '../pagination.ts';
 import { notFound } from '../plugins/app/problems.ts';
 import { readQuery } from '../query.ts';
-import { sendJson } from '../reply.ts';
 import { EMPTY, LIST_PARAMETERS, NDJSON_CONTENT_TYPE, ndjsonLines, noItems } from './list.ts';
 import { CSV_CONTENT_TYPE, csvLines, field } from '../csv.ts';
 
@@ -20,8 +19,7 @@ const servicesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.get(url, { schema: { hide: true }, preValidation: readQuery(LIST_PARAMETERS) }, async (request, reply) => {
       if (request.parameters.format === 'ndjson') return reply.sendStream(NDJSON_CONTENT_TYPE, ndjsonLines(noItems()));
       if (request.parameters.format === 'csv') return reply.sendStream(CSV_CONTENT_TYPE, csvLines(['id', 'name'].map(field), noItems()));
-      const { body, link } = pageEnvelope(request, pagingOf(request.parameters), EMPTY);
-      return sendJson(reply.header('link', link), body);
+      return sendPage(request, reply, pagingOf(request.parameters), EMPTY);
     });
     app.get(`${url}/:id`, { schema: { hide: true } }, async (request, reply) =>
       notFound(reply, `This API publishes organizations and taxonomies only: it has no ${noun} (see ${request.apiUrl('/profile')}).`),
