@@ -25,6 +25,7 @@ import servicesRoutes from './routes/services.ts';
 import organizationRoutes from './routes/organizations.ts';
 import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
+import changesRoutes from './routes/changes.ts';
 import pages from './pages/site.ts';
 import { Page, Problem } from './schemas.ts';
 import type { RootDetails } from './schemas.ts';
@@ -164,6 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(organizationRoutes);
       await api.register(taxonomyRoutes);
       await api.register(taxonomyTermRoutes);
+      await api.register(changesRoutes);
     },
     { prefix: API_PREFIX },
   );

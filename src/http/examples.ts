@@ -76,6 +76,12 @@ export const problemExamples = {
     detail: 'per_page must be an integer from 1 to 100',
     invalid_params: [{ name: 'per_page', reason: 'must be an integer from 1 to 100' }],
   },
+  versionNotKept: {
+    type: `${EXAMPLE_ORIGIN}/profile#version-not-kept`,
+    title: 'Version not kept',
+    status: 410,
+    detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since each of the last 30 versions it published, the oldest 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes without since.`,
+  },
   notFound: (noun: string) => ({
     type: 'about:blank',
     title: 'Not Found',
@@ -96,6 +102,7 @@ export const rootExample = {
     organizations: `${EXAMPLE_ORIGIN}/organizations`,
     taxonomies: `${EXAMPLE_ORIGIN}/taxonomies`,
     taxonomy_terms: `${EXAMPLE_ORIGIN}/taxonomy_terms`,
+    changes: `${EXAMPLE_ORIGIN}/changes?since=032ae266ba64c02d`,
     openapi: `${EXAMPLE_ORIGIN}/openapi.json`,
     profile: `${EXAMPLE_ORIGIN}/profile`,
     docs: `${EXAMPLE_ORIGIN}/docs`,

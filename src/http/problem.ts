@@ -8,7 +8,7 @@ export interface InvalidParam {
 
 export interface Problem {
   /** A fragment of the profile document naming this kind of problem, or undefined for `about:blank`. */
-  kind?: 'invalid-parameter';
+  kind?: 'invalid-parameter' | 'version-not-kept';
   title: string;
   status: number;
   detail: string;

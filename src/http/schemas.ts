@@ -150,6 +150,7 @@ export const Root = Type.Object({
       organizations: Type.String({ format: 'uri' }),
       taxonomies: Type.String({ format: 'uri' }),
       taxonomy_terms: Type.String({ format: 'uri' }),
+      changes: Type.String({ format: 'uri', description: 'The changes feed from this version: ask it later to learn what changed since (see `/changes`).' }),
       openapi: Type.String({ format: 'uri' }),
       profile: Type.String({ format: 'uri' }),
       docs: Type.String({ format: 'uri' }),

@@ -10,6 +10,7 @@ import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, FILL_WORD
 import { counted, Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
+import { publishTime, writeHistory } from './history.ts';
 import { PreviousVersions } from './previous-versions.ts';
 import { SearchIndexWriter } from './search-index.ts';
 import { STAGING_TABLES, stagingKey } from './staging.ts';
@@ -103,16 +104,18 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   }
 
   const hash = createHash('sha256');
-  const publishedAt = (options.now?.() ?? new Date()).toISOString();
+  const previous = options.previous ?? PreviousVersions.none;
+  const publishedAt = publishTime(options.now?.() ?? new Date(), previous);
   const searchIndex = new SearchIndexWriter(db, options.keepSearchText === true);
-  const { termPositions, taxonomyPositions, subtreesOf } = writeVocabulary(db, taxonomies, termsByTaxonomy, hash, searchIndex);
+  const taxonomiesHash = createHash('sha256');
+  const { termPositions, taxonomyPositions, subtreesOf } = writeVocabulary(db, taxonomies, termsByTaxonomy, [hash, taxonomiesHash], searchIndex);
   const published = await writeOrganizations(db, {
     input,
     termByKey,
     termPositions,
     taxonomyPositions,
     subtreesOf,
-    previous: options.previous ?? PreviousVersions.none,
+    previous,
     searchIndex,
     publishedAt,
     hash,
@@ -129,6 +132,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   db.exec(CREATE_INDEXES);
 
   const version = hash.digest('hex').slice(0, 16);
+  writeHistory(db, previous, { version, publishedAt, taxonomiesVersion: taxonomiesHash.digest('hex').slice(0, 16) });
   const setMeta = db.prepare('INSERT INTO dataset (key, value) VALUES (?, ?)');
   setMeta.run(DatasetKey.format, String(SNAPSHOT_FORMAT));
   setMeta.run(DatasetKey.version, version);
@@ -161,16 +165,20 @@ function subtreePositions(termsByTaxonomy: ReadonlyMap<string, readonly Rendered
 }
 
 /**
- * Taxonomies and terms in served order, with their search text; returns their positions. Terms of no
+ * Taxonomies and terms in served order, with their search text, each served form added to every hash
+ * given; returns their positions. Terms of no
  * taxonomy of the dataset come last, under taxonomy position 0.
  */
 function writeVocabulary(
   db: DatabaseSync,
   taxonomies: readonly RenderedTaxonomy[],
   termsByTaxonomy: ReadonlyMap<string, readonly RenderedTerm[]>,
-  hash: ReturnType<typeof createHash>,
+  hashes: readonly ReturnType<typeof createHash>[],
   searchIndex: SearchIndexWriter,
 ) {
+  const hash = (text: string) => {
+    for (const each of hashes) each.update(text).update('\n');
+  };
   const insertTaxonomy = db.prepare('INSERT INTO taxonomies (position, id, code, term_count, json) VALUES (?, ?, ?, ?, ?)');
   const insertTerm = db.prepare(
     'INSERT INTO taxonomy_terms (position, id, code, taxonomy_position, position_in_taxonomy, parent_position, json, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -188,7 +196,7 @@ function writeVocabulary(
   const writeTerms = (terms: readonly RenderedTerm[], taxonomyPosition: number) => {
     terms.forEach((term, termIndex) => {
       const served = renderServedTerm(term, childrenCounts.get(term.id) ?? 0);
-      hash.update(served.detailJson).update('\n');
+      hash(served.detailJson);
       const position = termPositions.get(term.id)!;
       const parentId = term.object.parent_id as string | undefined;
       // A parent that is not in the input has no position.
@@ -200,7 +208,7 @@ function writeVocabulary(
   taxonomies.forEach((taxonomy, index) => {
     const terms = termsByTaxonomy.get(taxonomy.code)!;
     const json = JSON.stringify(taxonomy.object);
-    hash.update(json).update('\n');
+    hash(json);
     taxonomyPositions.set(taxonomy.code, index + 1);
     insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json);
     searchIndex.write('taxonomies', index + 1, [taxonomy.code, taxonomy.object.name as string], taxonomy.object.description as string);

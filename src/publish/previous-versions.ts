@@ -1,31 +1,64 @@
 import { rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
-import { ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { HISTORY_SINCE_FORMAT, HISTORY_TABLES, ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { openSnapshot, snapshotMeta } from '../store/snapshot-file.ts';
 
 /** What the live dataset knew of one organization. */
 export interface PreviousVersion {
+  id: string;
   externalId: string;
   contentHash: string;
   modifiedAt: string;
 }
 
+/** A row of `dataset_versions` (see sqlite-schema.ts). */
+export interface VersionRow {
+  sequence: number;
+  version: string;
+  published_at: string;
+  taxonomies_version: string;
+}
+
+/** A row of `removed_organizations`. */
+export interface RemovedRow {
+  id: string;
+  removed_at: string;
+  json: string;
+}
+
+/** The live dataset read from elsewhere (another backend), for PreviousVersions.fromRows. */
+export interface PreviousRows {
+  organizations: AsyncIterable<PreviousVersion>;
+  versions: readonly VersionRow[];
+  removed: readonly RemovedRow[];
+}
+
 /**
- * What the live dataset knew of each organization, so a new build can tell which organizations
- * changed. An organization whose served document is unchanged keeps its `last_modified`; any other
- * (new or changed) gets the new publish time. Without a readable live dataset of the same format,
- * every organization counts as new.
+ * What the live dataset knew, for the build that follows it:
+ * - of each organization, so a new build can tell which organizations changed. An organization whose
+ *   served document is unchanged keeps its `last_modified`; any other (new or changed) gets the new
+ *   publish time. Without a readable live dataset of the same format, every organization counts as new.
+ * - its line of versions and the organizations they removed (history.ts carries them on), when it is
+ *   of a format that has them.
  */
 export class PreviousVersions {
   private readonly db: DatabaseSync | undefined;
   private readonly lookup: StatementSync | undefined;
   private readonly removeFile: (() => void) | undefined;
+  /** A SQLite file with the live dataset's `organizations` and, when `hasHistory`, its history tables. */
+  readonly file: string | undefined;
+  readonly hasHistory: boolean;
+  /** When the live dataset was published. */
+  readonly publishedAt: string | undefined;
 
-  private constructor(db?: DatabaseSync, lookupSql?: string, removeFile?: () => void) {
-    this.db = db;
-    this.lookup = lookupSql === undefined ? undefined : db?.prepare(lookupSql);
-    this.removeFile = removeFile;
+  private constructor(source?: { db: DatabaseSync; file: string; hasHistory: boolean; publishedAt: string | undefined; removeFile?: () => void }) {
+    this.db = source?.db;
+    this.lookup = source?.db.prepare('SELECT content_hash, modified_at FROM organizations WHERE external_id = ?');
+    this.file = source?.file;
+    this.hasHistory = source?.hasHistory ?? false;
+    this.publishedAt = source?.publishedAt;
+    this.removeFile = source?.removeFile;
   }
 
   /** Every organization is new. */
@@ -37,9 +70,10 @@ export class PreviousVersions {
     let db: DatabaseSync | undefined;
     try {
       db = openSnapshot(snapshot);
-      const format = Number(snapshotMeta(db).format);
+      const meta = snapshotMeta(db);
+      const format = Number(meta.format);
       if (format >= ORGANIZATIONS_TABLE_SINCE_FORMAT && format <= SNAPSHOT_FORMAT) {
-        return new PreviousVersions(db, 'SELECT content_hash, modified_at FROM organizations WHERE external_id = ?');
+        return new PreviousVersions({ db, file: snapshot, hasHistory: format >= HISTORY_SINCE_FORMAT, publishedAt: meta.publishedAt });
       }
     } catch {
       // unreadable: every organization counts as new
@@ -49,27 +83,34 @@ export class PreviousVersions {
   }
 
   /**
-   * Organizations read from elsewhere (another backend's live dataset), kept in a scratch SQLite file
-   * at `file` while the build runs, so memory stays flat at any size. The file is removed on close.
+   * The live dataset read from elsewhere (another backend's live generation), kept in a scratch SQLite
+   * file at `file` while the build runs, so memory stays flat at any size. The file is removed on close.
    */
-  static async fromRows(rows: AsyncIterable<PreviousVersion>, file: string): Promise<PreviousVersions> {
+  static async fromRows(rows: PreviousRows, file: string): Promise<PreviousVersions> {
     rmSync(file, { force: true });
     // Not in defensive mode, which would ignore journal_mode = OFF.
     const db = new DatabaseSync(file, { defensive: false });
     const remove = () => rmSync(file, { force: true });
     try {
       db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;');
-      db.exec('CREATE TABLE organizations (external_id TEXT PRIMARY KEY, content_hash TEXT NOT NULL, modified_at TEXT NOT NULL) WITHOUT ROWID');
-      const insert = db.prepare('INSERT OR REPLACE INTO organizations (external_id, content_hash, modified_at) VALUES (?, ?, ?)');
+      db.exec('CREATE TABLE organizations (position INTEGER PRIMARY KEY, id TEXT NOT NULL, external_id TEXT NOT NULL UNIQUE, content_hash TEXT NOT NULL, modified_at TEXT NOT NULL)');
+      db.exec(HISTORY_TABLES);
       db.exec('BEGIN');
-      for await (const row of rows) insert.run(row.externalId, row.contentHash, row.modifiedAt);
+      const insert = db.prepare('INSERT OR REPLACE INTO organizations (id, external_id, content_hash, modified_at) VALUES (?, ?, ?, ?)');
+      for await (const row of rows.organizations) insert.run(row.id, row.externalId, row.contentHash, row.modifiedAt);
+      const insertVersion = db.prepare('INSERT INTO dataset_versions (sequence, version, published_at, taxonomies_version) VALUES (?, ?, ?, ?)');
+      for (const row of rows.versions) insertVersion.run(row.sequence, row.version, row.published_at, row.taxonomies_version);
+      const insertRemoved = db.prepare('INSERT INTO removed_organizations (id, removed_at, json) VALUES (?, ?, ?)');
+      for (const row of rows.removed) insertRemoved.run(row.id, row.removed_at, row.json);
       db.exec('COMMIT');
+      db.exec('CREATE UNIQUE INDEX organizations_id ON organizations (id)');
     } catch (error) {
       db.close();
       remove();
       throw error;
     }
-    return new PreviousVersions(db, 'SELECT content_hash, modified_at FROM organizations WHERE external_id = ?', remove);
+    const newest = rows.versions.reduce<string | undefined>((latest, row) => (latest === undefined || row.published_at > latest ? row.published_at : latest), undefined);
+    return new PreviousVersions({ db, file, hasHistory: rows.versions.length > 0, publishedAt: newest, removeFile: remove });
   }
 
   /** The previous `last_modified` of this organization if its content hash is the same, else undefined. */

@@ -15,7 +15,7 @@ import { openSnapshot, snapshotMeta } from '../store/snapshot-file.ts';
 import { buildSnapshot } from './build.ts';
 import type { BuildOptions } from './build.ts';
 import { PreviousVersions } from './previous-versions.ts';
-import type { PreviousVersion } from './previous-versions.ts';
+import type { PreviousVersion, RemovedRow, VersionRow } from './previous-versions.ts';
 import { ImportBusy } from './import-lock.ts';
 import type { PublishResult } from './publish.ts';
 
@@ -89,16 +89,23 @@ async function liveGeneration(client: pg.ClientBase) {
   return rows.rows[0]!;
 }
 
-async function* previousVersions(client: pg.ClientBase, schema: string): AsyncGenerator<PreviousVersion> {
+async function* previousOrganizations(client: pg.ClientBase, schema: string): AsyncGenerator<PreviousVersion> {
   for (let after = ''; ; ) {
-    const { rows } = await client.query<{ external_id: string; content_hash: string; modified_at: string }>(
-      `SELECT external_id, content_hash, modified_at FROM ${schema}.organizations WHERE external_id > $1 ORDER BY external_id LIMIT ${PREVIOUS_BATCH}`,
+    const { rows } = await client.query<{ id: string; external_id: string; content_hash: string; modified_at: string }>(
+      `SELECT id, external_id, content_hash, modified_at FROM ${schema}.organizations WHERE external_id > $1 ORDER BY external_id LIMIT ${PREVIOUS_BATCH}`,
       [after],
     );
-    for (const row of rows) yield { externalId: row.external_id, contentHash: row.content_hash, modifiedAt: row.modified_at };
+    for (const row of rows) yield { id: row.id, externalId: row.external_id, contentHash: row.content_hash, modifiedAt: row.modified_at };
     if (rows.length < PREVIOUS_BATCH) return;
     after = rows.at(-1)!.external_id;
   }
+}
+
+/** The live generation as the next build needs it (see PreviousVersions), in a scratch file at `file`. */
+async function previousVersions(client: pg.ClientBase, schema: string, file: string): Promise<PreviousVersions> {
+  const versions = await client.query<VersionRow>(`SELECT sequence, version, published_at, taxonomies_version FROM ${schema}.dataset_versions ORDER BY sequence`);
+  const removed = await client.query<RemovedRow>(`SELECT id, removed_at, json FROM ${schema}.removed_organizations ORDER BY position`);
+  return PreviousVersions.fromRows({ organizations: previousOrganizations(client, schema), versions: versions.rows, removed: removed.rows }, file);
 }
 
 /** Makes sure the control tables are there (migrating when asked to). */
@@ -135,7 +142,7 @@ export async function publishToPostgres(
     const live = await liveGeneration(client);
     const previous =
       live.generation !== null && live.format === GENERATION_FORMAT
-        ? await PreviousVersions.fromRows(previousVersions(client, generationSchema(live.generation)), join(scratch, 'previous.sqlite'))
+        ? await previousVersions(client, generationSchema(live.generation), join(scratch, 'previous.sqlite'))
         : PreviousVersions.none;
     const snapshot = join(scratch, 'snapshot.sqlite');
     let result;

@@ -9,7 +9,9 @@ import type { Vocabulary } from './search-vocabulary.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {
   Batches,
+  Changes,
   DatasetInfo,
+  DatasetVersion,
   OrganizationFilter,
   OrganizationView,
   Page,
@@ -40,6 +42,8 @@ export interface ListingBackend<Param> {
   readonly info: DatasetInfo;
   readonly taxonomies: TaxonomyRow[];
   readonly modifiedRange: ModifiedRange;
+  /** The line of versions, oldest first, this dataset last. */
+  readonly history: readonly DatasetVersion[];
   readonly terms: TermLookups;
   /** The words of organization names, which searches are corrected and completed to. */
   readonly vocabulary: Vocabulary;
@@ -64,6 +68,8 @@ export interface ListingBackend<Param> {
   /** Organizations per value of each facet (facets.ts) in a listing, or in the unfiltered list. */
   facetCounts(listing: Listing<Param> | undefined, facets: readonly number[]): Promise<FacetCount[]>;
   taxonomyListing(search: SearchWords | undefined): Listing<Param>;
+  /** The organizations removed after this instant (`removed_organizations`, its `json`), in the order they were removed. */
+  removedListing(after: string): Listing<Param>;
   termListing(conditions: TermConditions<Param>, search: SearchWords | undefined): Listing<Param>;
   item(kind: ItemKind, key: string): Promise<string | undefined>;
   close(): Promise<void>;
@@ -340,6 +346,38 @@ export class ListingStore<Param> implements Store {
 
   async taxonomyCodes(): Promise<string[]> {
     return this.backend.taxonomies.map((row) => row.code);
+  }
+
+  async versions(): Promise<DatasetVersion[]> {
+    return [...this.backend.history];
+  }
+
+  /**
+   * Publish times are unique and increase along a line (see publish/history.ts), and an organization's
+   * `last_modified` is the publish time of the version that first served it as it is: those modified
+   * after `since` was published are the ones added or changed since. Milliseconds are the unit of both,
+   * so "after" is "at or after one millisecond later".
+   */
+  async changes(since: string | undefined): Promise<Changes | undefined> {
+    const history = this.backend.history;
+    const current = history.at(-1)!;
+    const from = since === undefined ? undefined : history.find((version) => version.version === since);
+    if (since !== undefined && from === undefined) return undefined;
+    const filter: OrganizationFilter = from === undefined ? {} : { modifiedSince: new Date(Date.parse(from.publishedAt) + 1).toISOString() };
+    const removed = from === undefined ? undefined : this.backend.removedListing(from.publishedAt);
+    const [changedCount, removedCount] = await Promise.all([
+      this.organizations(filter, { first: 1, count: 0 }).then((page) => page.total),
+      removed === undefined ? 0 : this.backend.count(removed),
+    ]);
+    return {
+      since: from,
+      version: current,
+      taxonomiesChanged: from?.taxonomiesVersion !== current.taxonomiesVersion,
+      changedCount,
+      removedCount,
+      changed: this.allOrganizations(filter, { full: true }),
+      removed: this.all(removed),
+    };
   }
 
   close(): Promise<void> {

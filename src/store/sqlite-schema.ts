@@ -8,10 +8,20 @@
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
  * server keeps in memory is a fraction of the file.
  */
-export const SNAPSHOT_FORMAT = 9;
+export const SNAPSHOT_FORMAT = 10;
 
 /** The oldest format whose `organizations` table is as now, so that an import reads `last_modified` from it. */
 export const ORGANIZATIONS_TABLE_SINCE_FORMAT = 5;
+
+/** The oldest format with `dataset_versions` and `removed_organizations`, which an import carries on. */
+export const HISTORY_SINCE_FORMAT = 10;
+
+/**
+ * How many versions a snapshot names in its line (itself included): clients holding any of them can
+ * ask for the changes since. A publish a day keeps a month; each kept version costs one row, and each
+ * organization removed in that time one more.
+ */
+export const KEPT_VERSIONS = 30;
 
 /**
  * Larger than SQLite's default 4 KiB: a page of listed organizations is then one or two database
@@ -35,8 +45,22 @@ export const PAGE_SIZE = 16_384;
  * then position) and what search-query.ts ranks its matches by (see Candidate there): its name's and
  * alternate name's words, and the terms it is classified under;
  * `search_vocabulary` the words of organization names, which searches are corrected and completed to.
+ *
+ * `dataset_versions` is the line of versions this one was published after, itself last (the highest
+ * `sequence`), at most KEPT_VERSIONS; `removed_organizations` the organizations that those publishes
+ * removed, each with the publish time of the version that no longer held it and its line of the
+ * changes feed (see publish/history.ts and store/changes.ts). `taxonomies_version` is a hash of the
+ * taxonomies and terms alone: a client whose version has the same one has them all as they are.
  */
 const FULL_TEXT = "title, body, content='', tokenize='ascii'";
+
+/** The columns of `dataset_versions` as a DatasetVersion (store.ts), oldest first by `sequence`. */
+export const HISTORY_COLUMNS = 'version, published_at AS "publishedAt", taxonomies_version AS "taxonomiesVersion"';
+
+export const HISTORY_TABLES = `
+  CREATE TABLE dataset_versions (sequence INTEGER PRIMARY KEY, version TEXT NOT NULL, published_at TEXT NOT NULL, taxonomies_version TEXT NOT NULL);
+  CREATE TABLE removed_organizations (position INTEGER PRIMARY KEY, id TEXT NOT NULL, removed_at TEXT NOT NULL, json TEXT NOT NULL);
+`;
 
 export const CREATE_TABLES = `
   CREATE TABLE dataset (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -64,6 +88,7 @@ export const CREATE_TABLES = `
     content_hash TEXT NOT NULL,
     modified_at TEXT NOT NULL
   );
+  ${HISTORY_TABLES}
   CREATE TABLE organization_items (position INTEGER PRIMARY KEY, json TEXT NOT NULL);
   CREATE TABLE organization_documents (position INTEGER PRIMARY KEY, json TEXT NOT NULL);
   CREATE TABLE organization_terms (
@@ -149,6 +174,7 @@ export const CREATE_INDEXES = `
   CREATE UNIQUE INDEX organizations_id ON organizations (id);
   CREATE UNIQUE INDEX organizations_external_id ON organizations (external_id);
   CREATE INDEX organizations_modified ON organizations (modified_at);
+  CREATE INDEX removed_organizations_removed_at ON removed_organizations (removed_at);
   CREATE UNIQUE INDEX organization_terms_member ON organization_terms (term_position, organization_position);
   CREATE UNIQUE INDEX organization_taxonomies_member ON organization_taxonomies (taxonomy_position, organization_position);
   CREATE UNIQUE INDEX organization_subtrees_member ON organization_subtrees (subtree_position, organization_position);

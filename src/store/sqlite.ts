@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { SNAPSHOT_FORMAT } from './sqlite-schema.ts';
+import { HISTORY_COLUMNS, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 import { openSnapshot, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
 import { ListingRunner, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './sqlite-listing.ts';
@@ -16,7 +16,7 @@ import { searchListing } from './listing.ts';
 import { ListingStore } from './listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from './listing-store.ts';
 import { StoreUnavailable } from './store.ts';
-import type { Batches, DatasetInfo, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from './store.ts';
+import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from './store.ts';
 
 /** Where an organization's JSON is, as listed or in full (see sqlite-schema.ts). */
 const organizationJsonTable = (view: OrganizationView) => (view.full === true ? 'organization_documents' : 'organization_items');
@@ -33,6 +33,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   readonly info: DatasetInfo;
   readonly taxonomies: TaxonomyRow[];
   readonly modifiedRange: ModifiedRange;
+  readonly history: DatasetVersion[];
   readonly terms: TermLookups;
   readonly vocabulary: Vocabulary;
   readonly facetLabels: FacetLabels;
@@ -68,6 +69,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     );
     this.vocabulary = new Vocabulary(this.db.prepare('SELECT word, token, organizations FROM search_vocabulary ORDER BY word').all() as unknown as VocabularyEntry[]);
     this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
+    this.history = this.db.prepare(`SELECT ${HISTORY_COLUMNS} FROM dataset_versions ORDER BY sequence`).all() as unknown as DatasetVersion[];
     // Rows as arrays: see prepareRowsAsArrays.
     this.itemStatements = {
       organization: prepareRowsAsArrays(this.db, 'SELECT d.json FROM organizations o JOIN organization_documents d ON d.position = o.position WHERE o.id = ?'),
@@ -214,6 +216,10 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     const base = { jsonTable: 'taxonomies', jsonColumn: 'json' as const };
     if (search === undefined) return { ...base, from: 'taxonomies', where: [], params: [], order: 'position', position: 'position' };
     return searchListing<SQLInputValue>(base, 'taxonomies_text', 'taxonomies_text.rowid', textSearch('taxonomies_text', search));
+  }
+
+  removedListing(after: string): Listing {
+    return { jsonTable: 'removed_organizations', jsonColumn: 'json', from: 'removed_organizations', where: ['removed_at > ?'], params: [after], order: 'position', position: 'position' };
   }
 
   termListing(conditions: TermConditions<SQLInputValue>, search: SearchWords | undefined): Listing {

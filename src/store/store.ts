@@ -35,6 +35,33 @@ export interface DatasetInfo {
   taxonomyTerms: number;
 }
 
+/** A version of the dataset, as the line of versions of a published dataset names it. */
+export interface DatasetVersion {
+  version: string;
+  publishedAt: string;
+  /** A hash of the taxonomies and terms alone: versions with the same one serve the same taxonomies and terms. */
+  taxonomiesVersion: string;
+}
+
+/**
+ * What changed from an earlier version of the line to this dataset: the organizations added or
+ * changed since (their `last_modified` is later than its publish time), those removed, and whether
+ * the taxonomies and terms differ. From no version at all, every organization is added.
+ */
+export interface Changes {
+  /** The version the changes are counted from; undefined for everything. */
+  since: DatasetVersion | undefined;
+  /** This dataset's version. */
+  version: DatasetVersion;
+  taxonomiesChanged: boolean;
+  changedCount: number;
+  removedCount: number;
+  /** The organizations added or changed, full documents, in list order. */
+  changed: Batches;
+  /** The organizations removed, as `{ id, external_identifier, removed_at }`, in the order they were removed. */
+  removed: Batches;
+}
+
 export interface TaxonomyTermRef {
   id: string;
   /** Null for a term of no taxonomy of the dataset. */
@@ -117,6 +144,10 @@ export interface Store {
   findTaxonomyTerm(idOrCode: string): Promise<TaxonomyTermRef | undefined>;
   /** Every taxonomy code, in list order. */
   taxonomyCodes(): Promise<string[]>;
+  /** This dataset's line of versions: those it was published after, oldest first (at most KEPT_VERSIONS - 1 of them), then itself. */
+  versions(): Promise<DatasetVersion[]>;
+  /** The changes since a version of the line (undefined: since nothing); undefined when `since` is not one. */
+  changes(since: string | undefined): Promise<Changes | undefined>;
   close(): Promise<void>;
 }
 

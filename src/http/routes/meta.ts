@@ -46,6 +46,7 @@ const metaRoutes: FastifyPluginAsyncTypebox<MetaOptions> = async (app, options) 
             organizations: request.apiUrl('/organizations'),
             taxonomies: request.apiUrl('/taxonomies'),
             taxonomy_terms: request.apiUrl('/taxonomy_terms'),
+            changes: `${request.apiUrl('/changes')}?since=${dataset.version}`,
             openapi,
             profile,
             docs: request.apiUrl('/docs'),

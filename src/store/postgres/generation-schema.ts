@@ -9,7 +9,7 @@ import { SEARCHED_LISTS } from '../sqlite-schema.ts';
  *
  * A server reads only generations of its own format; a new layout means a new format and a publish.
  */
-export const GENERATION_FORMAT = 8;
+export const GENERATION_FORMAT = 9;
 
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
@@ -31,6 +31,8 @@ export const GENERATION_TABLES = {
   facet_counts: 'facet integer NOT NULL, value integer NOT NULL, organizations integer NOT NULL',
   organization_search: 'rank integer NOT NULL, position integer NOT NULL, names text NOT NULL',
   search_vocabulary: 'word text COLLATE "C" NOT NULL, token text COLLATE "C" NOT NULL, organizations integer NOT NULL',
+  dataset_versions: 'sequence integer NOT NULL, version text NOT NULL, published_at text COLLATE "C" NOT NULL, taxonomies_version text NOT NULL',
+  removed_organizations: 'position integer NOT NULL, id text COLLATE "C" NOT NULL, removed_at text COLLATE "C" NOT NULL, json text NOT NULL',
 } as const;
 
 /** The length of each membership list (`list` is its table, `key` the term or taxonomy position): totals without a count. */
@@ -90,5 +92,8 @@ export const createIndexes = (schema: string): string => `
   ALTER TABLE ${schema}.tax_statuses ADD PRIMARY KEY (position);
   ALTER TABLE ${schema}.organization_facets ADD PRIMARY KEY (position, facet, value);
   ALTER TABLE ${schema}.facet_counts ADD PRIMARY KEY (facet, value);
+  ALTER TABLE ${schema}.dataset_versions ADD PRIMARY KEY (sequence);
+  ALTER TABLE ${schema}.removed_organizations ADD PRIMARY KEY (position);
+  CREATE INDEX ON ${schema}.removed_organizations (removed_at);
   ${SEARCHED_LISTS.map((list) => `ALTER TABLE ${schema}.${list}_text ADD PRIMARY KEY (position); CREATE INDEX ON ${schema}.${list}_text USING gin (words);`).join('\n  ')}
 `;

@@ -10,9 +10,10 @@ import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } fro
 import { searchListing } from '../listing.ts';
 import { ListingStore } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
-import type { Batches, DatasetInfo, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
+import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 import { query } from './connection.ts';
 import { GENERATION_FORMAT, generationSchema } from './generation-schema.ts';
+import { HISTORY_COLUMNS } from '../sqlite-schema.ts';
 import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
 import type { PgListing } from './listing.ts';
 
@@ -21,6 +22,7 @@ export interface GenerationFacts {
   generation: number;
   info: DatasetInfo;
   modifiedRange: ModifiedRange;
+  history: DatasetVersion[];
   taxonomies: TaxonomyRow[];
   /** Lengths of the membership lists, by table and key. */
   listLengths: Map<string, number>;
@@ -56,10 +58,12 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
   const terms = await query<{ position: number; id: string; code: string; json: string }>(pool, `SELECT position, id, code, json FROM ${schema}.taxonomy_terms`);
   const taxStatuses = await query<{ position: number; value: string }>(pool, `SELECT position, value FROM ${schema}.tax_statuses`);
   const words = await query<VocabularyEntry>(pool, `SELECT word, token, organizations FROM ${schema}.search_vocabulary ORDER BY word`);
+  const history = await query<DatasetVersion>(pool, `SELECT ${HISTORY_COLUMNS} FROM ${schema}.dataset_versions ORDER BY sequence`);
   return {
     generation,
     info: { version: row.version, publishedAt: row.published_at, organizations: row.organizations, taxonomies: row.taxonomies, taxonomyTerms: row.taxonomy_terms },
     modifiedRange: { oldest: row.oldest_modified, newest: row.newest_modified },
+    history,
     taxonomies,
     listLengths: new Map(lengths.map((length) => [`${length.list}:${length.key}`, length.length])),
     vocabulary: new Vocabulary(words),
@@ -118,6 +122,10 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   get modifiedRange(): ModifiedRange {
     return this.facts.modifiedRange;
+  }
+
+  get history(): DatasetVersion[] {
+    return this.facts.history;
   }
 
   private table(name: string): string {
@@ -217,6 +225,11 @@ class PostgresBackend implements ListingBackend<unknown> {
     const base = { jsonTable: this.table('taxonomies'), jsonColumn: 'json' as const };
     if (search === undefined) return { ...base, from: this.table('taxonomies'), where: [], params: [], order: 'position', position: 'position' };
     return searchListing<unknown>(base, `${this.table('taxonomies_text')} x`, 'x.position', textSearch(search));
+  }
+
+  removedListing(after: string): PgListing {
+    const table = this.table('removed_organizations');
+    return { jsonTable: table, jsonColumn: 'json', from: table, where: ['removed_at > ?'], params: [after], order: 'position', position: 'position' };
   }
 
   termListing(conditions: TermConditions<unknown>, search: SearchWords | undefined): PgListing {

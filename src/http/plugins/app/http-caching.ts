@@ -22,7 +22,7 @@ import { isStream, varyOnEncoding } from './compression.ts';
  * runs its route, and `notModified` turns a 200 into a 304 once the response cache has kept it.
  *
  * Policy: successful GETs are `public, max-age=<maxAge>` with an ETag and Last-Modified (the publish
- * time). 400 and 404 answers depend only on the request and the dataset, so they are cacheable too,
+ * time). 400, 404 and 410 answers depend only on the request and the dataset, so they are cacheable too,
  * for a fifth of that (a mistyped URL should not be remembered long); anything else (405, 5xx) is
  * `no-store`.
  */
@@ -60,7 +60,11 @@ export const knownDataset = (store: Store): { version: string; publishedAt: stri
  */
 export const codingFor = (headers: IncomingHttpHeaders, kept: boolean): ContentCoding => negotiateCoding(headers['accept-encoding'], kept ? 'br' : 'gzip');
 
-const isStreamedList = (request: FastifyRequest): boolean => (request.query as Record<string, unknown> | undefined)?.format === 'ndjson';
+/** A response made afresh for each request: an export of a list (`format=ndjson` or `csv`), or a route that only streams. */
+function isStreamed(request: FastifyRequest): boolean {
+  const format = (request.query as Record<string, unknown> | undefined)?.format;
+  return format === 'ndjson' || format === 'csv' || request.routeOptions.config.streamed === true;
+}
 
 /** The part of a representation that is not in its URL: the code that renders it and the link origin. */
 const representationTag = (origin: string): string => hash('sha1', `${packageJson.version}\n${origin}`, 'base64url').slice(0, 10);
@@ -100,7 +104,7 @@ export class Validators {
   }
 }
 
-/** Cache-Control of a successful cacheable response, and of a 400 or 404 (a fifth as long: a mistyped URL should not be remembered long). */
+/** Cache-Control of a successful cacheable response, and of a 400, 404 or 410 (a fifth as long: a mistyped URL should not be remembered long). */
 export const successPolicy = (maxAge: number): string => `public, max-age=${maxAge}`;
 const errorPolicy = (maxAge: number): string => `public, max-age=${Math.floor(maxAge / 5)}`;
 
@@ -111,6 +115,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: responses of this route are never cached (`no-store` is the route's to set). */
     cache?: boolean;
+    /** true: the route answers with a stream made for each request (see codingFor). */
+    streamed?: boolean;
     /**
      * For a route whose answer to the same URL comes in more than one form (the profile: JSON or a
      * page): the request header that chooses, and which form a request gets. The form is part of the
@@ -157,7 +163,7 @@ export default fp<HttpCachingOptions>(
     app.decorate('validators', new Validators());
     app.decorateRequest('negotiatedCoding', undefined);
     app.decorateRequest('contentCoding', function (this: FastifyRequest): ContentCoding {
-      this.negotiatedCoding ??= codingFor(this.headers, responsesCached && isCacheableRequest(this) && !isStreamedList(this));
+      this.negotiatedCoding ??= codingFor(this.headers, responsesCached && isCacheableRequest(this) && !isStreamed(this));
       return this.negotiatedCoding;
     });
 
@@ -183,7 +189,7 @@ export default fp<HttpCachingOptions>(
       if (request.cacheable !== undefined && status < 400) {
         reply.header('cache-control', success);
         if (status === 200 || status === 304) reply.headers({ etag: request.cacheable.etag, 'last-modified': request.cacheable.lastModified });
-      } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404)) {
+      } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404 || status === 410)) {
         reply.header('cache-control', error);
       } else if (status >= 400) {
         reply.header('cache-control', 'no-store');

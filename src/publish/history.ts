@@ -1,0 +1,64 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { pathToFileURL } from 'node:url';
+import { KEPT_VERSIONS } from '../store/sqlite-schema.ts';
+import type { PreviousVersions } from './previous-versions.ts';
+
+/** What a build publishes, as its line of versions names it. */
+export interface PublishedVersion {
+  version: string;
+  publishedAt: string;
+  taxonomiesVersion: string;
+}
+
+/**
+ * When a build is published: now, or just after the live dataset if the clock says otherwise (a clock
+ * set back, two publishes within a millisecond). The changes since a version are the organizations
+ * modified after it, so every publish of a line must come later than the one before.
+ */
+export function publishTime(now: Date, previous: PreviousVersions): string {
+  const at = now.toISOString();
+  if (previous.publishedAt === undefined || at > previous.publishedAt) return at;
+  return new Date(Date.parse(previous.publishedAt) + 1).toISOString();
+}
+
+/**
+ * Writes a build's history (see sqlite-schema.ts), run once its organizations and indexes are written.
+ * The live dataset's line of versions goes on with this one, the oldest dropped beyond KEPT_VERSIONS;
+ * the organizations it removed are carried on while a kept version still held them, and those it held
+ * that this build does not are added, removed at this publish. Organizations are told apart by id, as
+ * clients key them. A live dataset without history (none, or of an older format) starts a new line.
+ */
+export function writeHistory(db: DatabaseSync, previous: PreviousVersions, current: PublishedVersion): void {
+  const carried = previous.hasHistory && previous.file !== undefined;
+  if (carried) {
+    const url = pathToFileURL(previous.file!);
+    url.searchParams.set('mode', 'ro');
+    url.searchParams.set('immutable', '1');
+    db.prepare('ATTACH DATABASE ? AS previous').run(url.href);
+  }
+  try {
+    if (carried) {
+      db.prepare(
+        `INSERT INTO dataset_versions (sequence, version, published_at, taxonomies_version)
+         SELECT sequence, version, published_at, taxonomies_version FROM previous.dataset_versions ORDER BY sequence DESC LIMIT ?`,
+      ).run(KEPT_VERSIONS - 1);
+    }
+    db.prepare(
+      'INSERT INTO dataset_versions (sequence, version, published_at, taxonomies_version) SELECT coalesce(max(sequence), 0) + 1, ?, ?, ? FROM dataset_versions',
+    ).run(current.version, current.publishedAt, current.taxonomiesVersion);
+    if (!carried) return;
+    const { oldest } = db.prepare('SELECT min(published_at) AS oldest FROM dataset_versions').get() as { oldest: string };
+    db.prepare(
+      `INSERT INTO removed_organizations (id, removed_at, json)
+       SELECT r.id, r.removed_at, r.json FROM previous.removed_organizations r
+       WHERE r.removed_at > ? AND NOT EXISTS (SELECT 1 FROM main.organizations o WHERE o.id = r.id) ORDER BY r.position`,
+    ).run(oldest);
+    db.prepare(
+      `INSERT INTO removed_organizations (id, removed_at, json)
+       SELECT p.id, ?1, json_object('id', p.id, 'external_identifier', p.external_id, 'removed_at', ?1) FROM previous.organizations p
+       WHERE NOT EXISTS (SELECT 1 FROM main.organizations o WHERE o.id = p.id) ORDER BY p.position`,
+    ).run(current.publishedAt);
+  } finally {
+    if (carried) db.exec('DETACH DATABASE previous');
+  }
+}
