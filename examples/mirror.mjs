@@ -27,9 +27,9 @@ db.exec(`
 `);
 const held = db.prepare('SELECT version FROM mirror').get()?.version;
 
-/** The feed since `since` (everything when undefined); undefined when the server no longer keeps that version. */
+/** The feed since version `since` (`0`: everything); undefined when the server no longer keeps that version. */
 async function feed(since) {
-  const url = `${apiRoot.replace(/\/+$/, '')}/changes${since === undefined ? '' : `?since=${since}`}`;
+  const url = `${apiRoot.replace(/\/+$/, '')}/changes?since=${since}`;
   const response = await fetch(url, { headers: { accept: 'application/x-ndjson' } });
   if (response.status === 410) {
     console.error(`${since} is too old for this server (${(await response.json()).detail}); copying everything`);
@@ -84,8 +84,8 @@ async function apply(lines) {
   }
 }
 
-let lines = await feed(held);
-lines ??= await feed(undefined);
+let lines = await feed(held ?? '0');
+lines ??= await feed('0');
 const result = await apply(lines);
 const from = result.since === null ? 'everything' : `the changes since ${result.since.version}`;
 console.log(

@@ -80,7 +80,7 @@ export const problemExamples = {
     type: `${EXAMPLE_ORIGIN}/profile#version-not-kept`,
     title: 'Version not kept',
     status: 410,
-    detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since each of the last 30 versions it published, the oldest 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes without since.`,
+    detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since each of the last 30 versions it published, the oldest 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes?since=0`,
   },
   notFound: (noun: string) => ({
     type: 'about:blank',

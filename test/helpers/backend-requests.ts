@@ -89,5 +89,9 @@ export const PATHS = [
   '/taxonomy_terms?search=loose',
   '/taxonomy_terms/THINGS%3Aa?x=1',
   '/organizations?page=0',
+  '/changes',
+  '/changes?since=0',
+  '/changes?since=0123456789abcdef',
+  '/changes?since=yesterday',
 ];
 

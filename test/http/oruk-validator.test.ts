@@ -181,6 +181,7 @@ describe('the Open Referral UK validator procedure against a running server', ()
     ['GET', '/organizations/{id}', 'PassedValidation'],
     ['GET', '/openapi.json', 'PassedValidation'],
     ['GET', '/profile', 'PassedValidation'],
+    ['GET', '/changes', 'PassedValidation'],
   ];
   const statuses = (result: FeedValidationResult) => result.endpoints.map((endpoint) => [endpoint.method, endpoint.path, endpoint.status]);
 

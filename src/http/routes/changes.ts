@@ -5,6 +5,8 @@ import { KEPT_VERSIONS } from '../../store/sqlite-schema.ts';
 import type { Changes, DatasetVersion, Store } from '../../store/store.ts';
 import { examples, problemExamples } from '../examples.ts';
 import { sendProblem } from '../problem.ts';
+import { sendJson } from '../reply.ts';
+import type { FastifyRequest } from 'fastify';
 import { documented, fail, querySchema, readQuery } from '../query.ts';
 import type { QueryParameter } from '../query.ts';
 import { HSDS_OPTIONAL, profileSchema, problemResponse } from '../schemas.ts';
@@ -17,22 +19,43 @@ import { NDJSON_CONTENT_TYPE, ndjsonLines, noItems } from './list.ts';
  * the taxonomies and terms differ, every `taxonomy` and every `taxonomy_term`; every organization
  * removed (`removed_organization`); every organization added or changed (`organization`, the full
  * document); last an `end` line. Without `end`, the feed was cut short and should not be applied.
+ * `since=0` is the feed from nothing: everything. Without `since`, the path answers a small JSON
+ * document naming the versions kept and their feeds (a client, a crawler or a validator that asks for
+ * the bare path gets that, not the whole dataset).
  */
 
 const VERSION = /^[0-9a-f]{16}$/;
+/** `since` of a client that holds nothing. */
+const NOTHING = '0';
 
 const sinceParameter: QueryParameter<string> = {
   schema: Type.Optional(
     Type.String({
-      pattern: VERSION.source,
+      pattern: `^(${NOTHING}|${VERSION.source.slice(1, -1)})$`,
       ...documented(
-        `A dataset version this client holds (\`dataset.version\` of the API root, or \`version\` of the feed's \`changes\` line). Left out: everything, as if the client held nothing. The server keeps the changes since each of the last ${KEPT_VERSIONS} versions it published; an older one (or one it never published) is a \`410\`.`,
-        ['032ae266ba64c02d'],
+        `A dataset version this client holds (\`dataset.version\` of the API root, or \`version\` of the feed's \`changes\` line), or \`${NOTHING}\` for everything, as if the client held nothing. The server keeps the changes since each of the last ${KEPT_VERSIONS} versions it published; an older one (or one it never published) is a \`410\`. Left out: the versions kept, as JSON.`,
+        ['032ae266ba64c02d', NOTHING],
       ),
     }),
   ),
-  read: (raw) => (VERSION.test(raw.trim()) ? raw.trim() : fail('must be a dataset version: 16 hexadecimal digits, as dataset.version of the API root gives')),
+  read(raw) {
+    const value = raw.trim();
+    return VERSION.test(value) || value === NOTHING ? value : fail(`must be a dataset version (16 hexadecimal digits, as dataset.version of the API root gives) or ${NOTHING} for everything`);
+  },
 };
+
+const KeptVersions = Type.Object(
+  {
+    version: Type.String({ description: 'The live dataset version.' }),
+    published_at: Type.String({ format: 'date-time' }),
+    versions: Type.Array(
+      Type.Object({ version: Type.String(), published_at: Type.String({ format: 'date-time' }), changes: Type.String({ format: 'uri', description: 'The feed of the changes since this version.' }) }),
+      { description: `The versions whose changes are kept, newest (the live one) first: at most ${KEPT_VERSIONS}.` },
+    ),
+    links: Type.Object({ self: Type.String({ format: 'uri' }), everything: Type.String({ format: 'uri', description: `The feed from nothing (\`since=${NOTHING}\`): a full copy.` }) }),
+  },
+  { description: 'Without `since`: what can be asked for.' },
+);
 
 const PARAMETERS = { since: sinceParameter };
 
@@ -93,36 +116,61 @@ const LINE_SCHEMA = Type.Union([
   wrapped('end', VersionRef, 'The last line: the feed is whole.'),
 ]);
 
-const changesExample = [
-  { type: 'changes', changes: { since: { version: '032ae266ba64c02d', published_at: '2026-11-01T09:00:00.000Z' }, version: '5d1c0a9e7b3f2846', published_at: '2026-11-02T09:00:00.000Z', taxonomies_changed: false, organizations_changed: 1, organizations_removed: 1 } },
-  { type: 'removed_organization', removed_organization: { id: '3f0c1e9a-0000-5000-8000-000000000000', external_identifier: '990000009', removed_at: '2026-11-02T09:00:00.000Z' } },
-  { type: 'organization', organization: examples.organization },
-  { type: 'end', end: { version: '5d1c0a9e7b3f2846', published_at: '2026-11-02T09:00:00.000Z' } },
-]
-  .map((object) => JSON.stringify(object))
-  .join('\n');
+/** One example of each kind of line. */
+const LINE_EXAMPLES = {
+  changes: { type: 'changes', changes: { since: { version: '032ae266ba64c02d', published_at: '2026-11-01T09:00:00.000Z' }, version: '5d1c0a9e7b3f2846', published_at: '2026-11-02T09:00:00.000Z', taxonomies_changed: false, organizations_changed: 1, organizations_removed: 1 } },
+  removed_organization: { type: 'removed_organization', removed_organization: { id: '3f0c1e9a-0000-5000-8000-000000000000', external_identifier: '990000009', removed_at: '2026-11-02T09:00:00.000Z' } },
+  organization: { type: 'organization', organization: examples.organization },
+  end: { type: 'end', end: { version: '5d1c0a9e7b3f2846', published_at: '2026-11-02T09:00:00.000Z' } },
+};
+
+const keptVersionsExample = {
+  version: '5d1c0a9e7b3f2846',
+  published_at: '2026-11-02T09:00:00.000Z',
+  versions: [
+    { version: '5d1c0a9e7b3f2846', published_at: '2026-11-02T09:00:00.000Z', changes: 'https://api.example.org/api/hsds/v3/changes?since=5d1c0a9e7b3f2846' },
+    { version: '032ae266ba64c02d', published_at: '2026-11-01T09:00:00.000Z', changes: 'https://api.example.org/api/hsds/v3/changes?since=032ae266ba64c02d' },
+  ],
+  links: { self: 'https://api.example.org/api/hsds/v3/changes', everything: 'https://api.example.org/api/hsds/v3/changes?since=0' },
+};
+
+async function keptVersions(request: FastifyRequest) {
+  const versions = (await request.store.versions()).reverse();
+  const feed = (since: string) => `${request.apiUrl('/changes')}?since=${since}`;
+  return {
+    ...versionFields(versions[0]!),
+    versions: versions.map((version) => ({ ...versionFields(version), changes: feed(version.version) })),
+    links: { self: request.apiUrl('/changes'), everything: feed(NOTHING) },
+  };
+}
 
 const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/changes',
     {
-      config: { streamed: true },
+      config: { streamed: (query) => query.since !== undefined },
       schema: {
         tags: HSDS_OPTIONAL,
         operationId: 'getChangesSinceVersion',
         summary: 'What changed since a dataset version: organizations added, changed and removed, as NDJSON',
         description:
-          'For keeping a copy: the lines that bring a copy of dataset version `since` to the live version, streamed as NDJSON. Each line is `{"type": T, T: …}`: `changes` first; every `taxonomy` and `taxonomy_term` when they changed; each `removed_organization`; each `organization` added or changed (the full document); `end` last. A feed without its `end` line was cut short. Keep `version` and ask with `since=<version>` next time. Each organization appears once, so a feed is never longer than a full copy and the removed ids.',
+          'For keeping a copy: the lines that bring a copy of dataset version `since` (`0`: of nothing) to the live version, streamed as NDJSON; without `since`, the versions kept, as JSON. Each line is `{"type": T, T: …}`: `changes` first; every `taxonomy` and `taxonomy_term` when they changed; each `removed_organization`; each `organization` added or changed (the full document); `end` last. A feed without its `end` line was cut short. Keep `version` and ask with `since=<version>` next time. Each organization appears once, so a feed is never longer than a full copy and the removed ids.',
         'x-profile-extension': true,
         querystring: querySchema(PARAMETERS),
         response: {
           200: {
-            description: 'The changes, one JSON object per line.',
-            content: { 'application/x-ndjson': { schema: LINE_SCHEMA, example: changesExample } },
+            description: 'The changes, one JSON object per line; without `since`, the versions kept.',
+            content: {
+              'application/json': { schema: KeptVersions, example: keptVersionsExample },
+              'application/x-ndjson': {
+                schema: LINE_SCHEMA,
+                examples: Object.fromEntries(Object.entries(LINE_EXAMPLES).map(([type, value]) => [type, { summary: `A \`${type}\` line`, value }])),
+              },
+            },
           },
-          400: problemResponse('`since` is not a dataset version (16 hexadecimal digits).', problemExamples.badParameter),
+          400: problemResponse('`since` is neither a dataset version (16 hexadecimal digits) nor `0`.', problemExamples.badParameter),
           410: problemResponse(
-            `\`since\` is not one of the last ${KEPT_VERSIONS} versions of this dataset: copy everything again (this path without \`since\`).`,
+            `\`since\` is not one of the last ${KEPT_VERSIONS} versions of this dataset: copy everything again (\`since=0\`).`,
             problemExamples.versionNotKept,
           ),
         },
@@ -131,14 +179,15 @@ const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const since = request.parameters.since as string | undefined;
-      const changes = await request.store.changes(since);
+      if (since === undefined) return sendJson(reply, JSON.stringify(await keptVersions(request)));
+      const changes = await request.store.changes(since === NOTHING ? undefined : since);
       if (changes === undefined) {
         const [oldest] = await request.store.versions();
         return sendProblem(reply, {
           kind: 'version-not-kept',
           title: 'Version not kept',
           status: 410,
-          detail: `Version ${since} is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest ${oldest!.version} of ${oldest!.publishedAt}. Copy everything again: ${request.apiUrl('/changes')} without since.`,
+          detail: `Version ${since} is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest ${oldest!.version} of ${oldest!.publishedAt}. Copy everything again: ${request.apiUrl('/changes')}?since=${NOTHING}`,
         });
       }
       // HEAD gets the headers without the work: Fastify would read a real stream to its end.

@@ -62,6 +62,7 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
   app.get(
     route.url,
     {
+      config: { streamed: (query) => query.format === 'ndjson' || query.format === 'csv' },
       schema: {
         tags: HSDS_OPTIONAL,
         operationId: route.operationId,

@@ -60,11 +60,8 @@ export const knownDataset = (store: Store): { version: string; publishedAt: stri
  */
 export const codingFor = (headers: IncomingHttpHeaders, kept: boolean): ContentCoding => negotiateCoding(headers['accept-encoding'], kept ? 'br' : 'gzip');
 
-/** A response made afresh for each request: an export of a list (`format=ndjson` or `csv`), or a route that only streams. */
-function isStreamed(request: FastifyRequest): boolean {
-  const format = (request.query as Record<string, unknown> | undefined)?.format;
-  return format === 'ndjson' || format === 'csv' || request.routeOptions.config.streamed === true;
-}
+/** Whether the route says the answer to this request is a stream made afresh for it. */
+const isStreamed = (request: FastifyRequest): boolean => request.routeOptions.config.streamed?.((request.query ?? {}) as Record<string, unknown>) === true;
 
 /** The part of a representation that is not in its URL: the code that renders it and the link origin. */
 const representationTag = (origin: string): string => hash('sha1', `${packageJson.version}\n${origin}`, 'base64url').slice(0, 10);
@@ -115,8 +112,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** false: responses of this route are never cached (`no-store` is the route's to set). */
     cache?: boolean;
-    /** true: the route answers with a stream made for each request (see codingFor). */
-    streamed?: boolean;
+    /** Whether the route answers a request with this query by a stream made afresh for it, an export (see codingFor). */
+    streamed?: (query: Record<string, unknown>) => boolean;
     /**
      * For a route whose answer to the same URL comes in more than one form (the profile: JSON or a
      * page): the request header that chooses, and which form a request gets. The form is part of the
