@@ -87,9 +87,13 @@ async function apply(lines) {
 let lines = await feed(held ?? '0');
 lines ??= await feed('0');
 const result = await apply(lines);
+const counted = (count, one, many) => `${count} ${count === 1 ? one : many}`;
 const from = result.since === null ? 'everything' : `the changes since ${result.since.version}`;
+const taxonomies = result.taxonomies_changed
+  ? `${counted(result.counts.taxonomy, 'taxonomy', 'taxonomies')} and ${counted(result.counts.taxonomy_term, 'term', 'terms')} replaced`
+  : 'taxonomies unchanged';
 console.log(
-  `applied ${from}: ${result.counts.organization} organizations added or changed, ${result.counts.removed_organization} removed, ` +
-    `${result.taxonomies_changed ? `${result.counts.taxonomy} taxonomies and ${result.counts.taxonomy_term} terms replaced` : 'taxonomies unchanged'}; now at version ${result.version}`,
+  `applied ${from}: ${counted(result.counts.organization, 'organization', 'organizations')} added or changed, ` +
+    `${result.counts.removed_organization} removed, ${taxonomies}; now at version ${result.version}`,
 );
 db.close();
