@@ -53,10 +53,12 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
        SELECT r.id, r.removed_at, r.json FROM previous.removed_organizations r
        WHERE r.removed_at > ? AND NOT EXISTS (SELECT 1 FROM main.organizations o WHERE o.id = r.id) ORDER BY r.position`,
     ).run(oldest);
+    // EXCEPT reads both id indexes in order: 50 ms at 326,224 organizations, where a lookup per
+    // previous organization took 490.
     db.prepare(
       `INSERT INTO removed_organizations (id, removed_at, json)
        SELECT p.id, ?1, json_object('id', p.id, 'external_identifier', p.external_id, 'removed_at', ?1) FROM previous.organizations p
-       WHERE NOT EXISTS (SELECT 1 FROM main.organizations o WHERE o.id = p.id) ORDER BY p.position`,
+       WHERE p.id IN (SELECT id FROM previous.organizations EXCEPT SELECT id FROM main.organizations) ORDER BY p.position`,
     ).run(current.publishedAt);
   } finally {
     if (carried) db.exec('DETACH DATABASE previous');
