@@ -69,17 +69,26 @@ const columnNames = (columns: string): string =>
     .join(', ');
 
 /**
- * Rows of tsvector literals: each word once, quoted as a lexeme. Words hold only letters and digits,
- * so quoting needs no escapes.
+ * Rows of a text table (see generation-schema.ts): the line's other columns as they are, then its
+ * title and all its words as tsvector literals, each word once, quoted as a lexeme. Words hold only
+ * letters and digits, so quoting needs no escapes.
  */
-function* wordVectors(lines: Iterable<{ position: number; title: string; body: string }>): Generator<Record<string, unknown>> {
+function* wordVectors(lines: Iterable<{ title: string; body: string }>): Generator<Record<string, unknown>> {
   const literal = (words: Iterable<string>) => [...words].map((word) => `'${word}'`).join(' ');
   const wordsOf = (line: string) => (line === '' ? [] : line.split(' '));
-  for (const { position, title, body } of lines) {
+  for (const { title, body, ...columns } of lines) {
     const titleWords = new Set(wordsOf(title));
-    yield { position, title: literal(titleWords), words: literal(new Set([...titleWords, ...wordsOf(body)])) };
+    yield { ...columns, title: literal(titleWords), words: literal(new Set([...titleWords, ...wordsOf(body)])) };
   }
 }
+
+/** The columns of a text table before its two word columns, as the snapshot gives them. */
+const TEXT_LINES: Record<string, { columns: string; select: string }> = {
+  organizations: {
+    columns: 'position, organization_position, names',
+    select: 'SELECT t.position, s.position AS organization_position, s.names, t.title, t.body FROM organizations_search_text t JOIN organization_search s ON s.rank = t.position',
+  },
+};
 
 /** The live generation, if any: its id and what it holds. */
 async function liveGeneration(client: pg.ClientBase) {
@@ -189,8 +198,9 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
         await copyInto(client, `${schema}.${table}`, names, rows, ORGANIZATION_ROWS.has(table) ? onOrganizationRow : undefined);
       }
       for (const list of SEARCHED_LISTS) {
-        const lines = snapshot.prepare(`SELECT position, title, body FROM ${list}_search_text`).iterate() as Iterable<{ position: number; title: string; body: string }>;
-        await copyInto(client, `${schema}.${list}_text`, 'position, title, words', wordVectors(lines));
+        const { columns, select } = TEXT_LINES[list] ?? { columns: 'position', select: `SELECT position, title, body FROM ${list}_search_text` };
+        const lines = snapshot.prepare(select).iterate() as Iterable<{ title: string; body: string }>;
+        await copyInto(client, `${schema}.${list}_text`, `${columns}, title, words`, wordVectors(lines));
       }
       options.onProgress?.('load', organizations * 3, organizations * 3);
       await client.query(fillListLengths(schema));

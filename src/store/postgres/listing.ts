@@ -70,16 +70,14 @@ export class PgListingRunner {
   }
 
   /**
-   * The first `limit` matches of an organization search in list order, then their positions and what
-   * they are ranked by, from `searchTable` (aliased `s`, as in the listing) by rank: chosen first, so
-   * that the planner joins that table for those only. `walk`: read the list order until there are
-   * enough; else all matches are sorted.
+   * The first `limit` matches of an organization search in list order, with their positions and what
+   * they are ranked by. `walk`: read the list order until there are enough; else all matches are
+   * sorted (`+ 0` keeps the planner from walking).
    */
-  candidates(listing: PgListing, limit: number, walk: boolean, searchTable: string): Promise<Candidate[]> {
+  candidates(listing: PgListing, limit: number, walk: boolean): Promise<Candidate[]> {
     const { rank, names } = listing.candidates!;
     const order = walk ? listing.order : `${listing.order} + 0`;
-    const sql = `WITH m AS MATERIALIZED (SELECT ${rank} AS rank FROM ${listing.from}${PgListingRunner.where(listing)} ORDER BY ${order} LIMIT ?)
-      SELECT ${listing.position} AS position, m.rank, ${names} AS names FROM m JOIN ${searchTable} s ON s.rank = m.rank ORDER BY m.rank`;
+    const sql = `SELECT ${listing.position} AS position, ${rank} AS rank, ${names} AS names FROM ${listing.from}${PgListingRunner.where(listing)} ORDER BY ${order} LIMIT ?`;
     return this.rows<Candidate>(sql, [...listing.params, limit]);
   }
 

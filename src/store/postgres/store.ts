@@ -151,7 +151,7 @@ class PostgresBackend implements ListingBackend<unknown> {
    */
   candidates(listing: PgListing, limit: number, matches: number): Promise<Candidate[]> {
     const walk = matches * matches > limit * this.facts.info.organizations;
-    return this.runner.candidates(listing, limit, walk, this.table('organization_search'));
+    return this.runner.candidates(listing, limit, walk);
   }
 
   jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
@@ -187,18 +187,17 @@ class PostgresBackend implements ListingBackend<unknown> {
     const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
     if (query !== undefined) {
-      const members = membershipConditions<unknown>(memberships, 's.position', table);
+      const members = membershipConditions<unknown>(memberships, 'x.organization_position', table);
       const token = singleToken(query);
-      const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = s.position`;
+      const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = x.organization_position`;
       return {
         ...base,
-        // A left join to a unique key, left out by the planner where nothing of `s` is used (counts, the first matches).
-        from: `${this.table('organizations_text')} x LEFT JOIN ${this.table('organization_search')} s ON s.rank = x.position${modifiedJoin}`,
+        from: `${this.table('organizations_text')} x${modifiedJoin}`,
         where: ['x.words @@ ?::tsquery', ...members.where, ...modified],
         params: [organizationTsquery(query), ...members.params, ...modifiedParams],
         order: 'x.position',
-        position: 's.position',
-        candidates: { rank: 'x.position', names: 's.names' },
+        position: 'x.organization_position',
+        candidates: { rank: 'x.position', names: 'x.names' },
         length:
           token !== undefined && isSearchAlone(filter, memberships)
             ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: [token] }
