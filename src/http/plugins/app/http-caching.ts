@@ -60,8 +60,9 @@ export const knownDataset = (store: Store): { version: string; publishedAt: stri
  */
 export const codingFor = (headers: IncomingHttpHeaders, kept: boolean): ContentCoding => negotiateCoding(headers['accept-encoding'], kept ? 'br' : 'gzip');
 
-/** Whether the route says the answer to this request is a stream made afresh for it. */
-const isStreamed = (request: FastifyRequest): boolean => request.routeOptions.config.streamed?.((request.query ?? {}) as Record<string, unknown>) === true;
+/** Whether the route (the request's routeOptions) says the answer to this request is a stream made afresh for it. */
+const isStreamed = (request: FastifyRequest, route: FastifyRequest['routeOptions']): boolean =>
+  route.config.streamed?.((request.query ?? {}) as Record<string, unknown>) === true;
 
 /** The part of a representation that is not in its URL: the code that renders it and the link origin. */
 const representationTag = (origin: string): string => hash('sha1', `${packageJson.version}\n${origin}`, 'base64url').slice(0, 10);
@@ -160,7 +161,10 @@ export default fp<HttpCachingOptions>(
     app.decorate('validators', new Validators());
     app.decorateRequest('negotiatedCoding', undefined);
     app.decorateRequest('contentCoding', function (this: FastifyRequest): ContentCoding {
-      this.negotiatedCoding ??= codingFor(this.headers, responsesCached && isCacheableRequest(this) && !isStreamed(this));
+      if (this.negotiatedCoding === undefined) {
+        const route = this.routeOptions;
+        this.negotiatedCoding = codingFor(this.headers, responsesCached && isCacheableRequest(this, route) && !isStreamed(this, route));
+      }
       return this.negotiatedCoding;
     });
 
