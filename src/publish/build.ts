@@ -166,8 +166,8 @@ function subtreePositions(termsByTaxonomy: ReadonlyMap<string, readonly Rendered
 
 /**
  * Taxonomies and terms in served order, with their search text, each served form added to every hash
- * given; returns their positions. Terms of no
- * taxonomy of the dataset come last, under taxonomy position 0.
+ * given; returns their positions. Terms of no taxonomy of the dataset come last, under taxonomy
+ * position 0.
  */
 function writeVocabulary(
   db: DatabaseSync,
