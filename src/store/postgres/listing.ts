@@ -81,18 +81,6 @@ export class PgListingRunner {
     return this.rows<Candidate>(sql, [...listing.params, limit]);
   }
 
-  /**
-   * The first `limit` matches as `candidates` sorts them, and how many match in all, counted in the
-   * same reading of the matches (a sort reads them all anyway).
-   */
-  async countedCandidates(listing: PgListing, limit: number): Promise<{ candidates: Candidate[]; total: number }> {
-    const { rank, names } = listing.candidates!;
-    const sql = `SELECT ${listing.position} AS position, ${rank} AS rank, ${names} AS names, count(*) OVER ()::integer AS total
-      FROM ${listing.from}${PgListingRunner.where(listing)} ORDER BY ${listing.order} + 0 LIMIT ?`;
-    const rows = await this.rows<Candidate & { total: number }>(sql, [...listing.params, limit]);
-    return { candidates: rows.map(({ position, rank, names }) => ({ position, rank, names })), total: rows[0]?.total ?? 0 };
-  }
-
   /** The JSON of these positions, in the order given. */
   async jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
     if (positions.length === 0) return [];

@@ -44,9 +44,6 @@ interface GenerationRow {
 
 const listKey = (membership: Membership): string => `${membership.table}:${membership.key}`;
 
-/** What a listing's rows are, whatever form of their JSON it names. */
-const listingKey = (listing: PgListing): string => JSON.stringify([listing.from, listing.where, listing.params]);
-
 /** ASCII-only lower case, as SQLite's lower() (so codes match alike on both backends). */
 const asciiLower = (sql: string) => `translate(${sql}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
 
@@ -139,11 +136,8 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.table(view.full === true ? 'organization_documents' : 'organization_items');
   }
 
-  /** Totals being counted by a search's first matches (see candidates), by listingKey. */
-  private readonly countingTotals = new Map<string, Promise<number>>();
-
   count(listing: PgListing): Promise<number> {
-    return this.countingTotals.get(listingKey(listing)) ?? this.runner.count(listing);
+    return this.runner.count(listing);
   }
 
   items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
@@ -157,19 +151,7 @@ class PostgresBackend implements ListingBackend<unknown> {
    */
   candidates(listing: PgListing, limit: number, matches: number): Promise<Candidate[]> {
     const walk = matches * matches > limit * this.facts.info.organizations;
-    if (walk) return this.runner.candidates(listing, limit, true);
-    // Sorting reads every match: it counts them too, and a count of the same listing asked meanwhile
-    // (ListingStore asks for both at once) waits for that instead of reading them all again.
-    const counted = this.runner.countedCandidates(listing, limit);
-    const key = listingKey(listing);
-    const total = counted.then((result) => result.total);
-    total.catch(() => {});
-    this.countingTotals.set(key, total);
-    const forget = () => {
-      if (this.countingTotals.get(key) === total) this.countingTotals.delete(key);
-    };
-    void counted.then(forget, forget);
-    return counted.then((result) => result.candidates);
+    return this.runner.candidates(listing, limit, walk);
   }
 
   jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
