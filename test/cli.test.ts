@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CONFIG_OPTIONS } from '../src/config-options.ts';
 import type { Command, OptionSpec } from '../src/config-options.ts';
@@ -110,6 +111,22 @@ describe('the hsds-org-api command', () => {
       assert.doesNotMatch(imported.stderr, /Published/);
       const again = cli('import', '--data-dir', data.path, NATIVE_EXAMPLE);
       assert.match(again.stdout, /^Unchanged: dataset [0-9a-f]{16} \(published .*\) is already live; 0 warnings\. Took [\d.]+ s\.\n$/);
+      // The example again with one organization changed, one removed and one added: what changed is said.
+      const first = /^Published dataset ([0-9a-f]{16})/.exec(imported.stdout)![1]!;
+      const source = temporaryDirectory();
+      try {
+        cpSync(NATIVE_EXAMPLE, source.path, { recursive: true });
+        const edit = (file: string, change: (text: string) => string) => writeFileSync(join(source.path, file), change(readFileSync(join(source.path, file), 'utf8')));
+        const without = (id: string) => (text: string) => text.split('\n').filter((line) => !line.startsWith(`${id},`)).join('\n');
+        edit('organizations.csv', (text) => `${without('SPR-004')(text).replace('Hot lunch every weekday.', 'Hot lunch every day.').trimEnd()}\nSPR-007,Riverside Tenants Union,published,,Helps renters.,,,,,,,,\n`);
+        edit('organization_tags.csv', without('SPR-004'));
+        edit('organization_identifiers.csv', without('SPR-004'));
+        const changed = cli('import', '--data-dir', data.path, source.path);
+        assert.equal(changed.code, 0, changed.stderr);
+        assert.match(changed.stdout, new RegExp(`^Published dataset [0-9a-f]{16}: 4 organizations \\(1 unpublished left out\\), 1 taxonomy, 5 taxonomy terms; since ${first}, 2 organizations added or changed and 1 removed; 0 warnings\\. Took `));
+      } finally {
+        source.remove();
+      }
       const validated = cli('validate', NATIVE_EXAMPLE);
       assert.match(validated.stdout, /^Publishable: 4 organizations \(1 unpublished left out\), 1 taxonomy, 5 taxonomy terms; 0 warnings\. Checked in /);
       assert.equal(validated.stderr, '');

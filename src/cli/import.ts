@@ -127,7 +127,10 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
   } else if ('changed' in result && !result.changed) {
     verdict(`Unchanged: dataset ${result.version} (published ${result.publishedAt}) is already live; ${warnings}. Took ${seconds} s.`);
   } else {
-    verdict(`Published dataset ${result.version}: ${describeCounts(result)}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MB.`);
+    const changes = result.fromPrevious;
+    const since =
+      changes === undefined ? '' : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${count(changes.removed)} removed`;
+    verdict(`Published dataset ${result.version}: ${describeCounts(result)}${since}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MB.`);
   }
   return 0;
 }

@@ -11,6 +11,7 @@ import { counted, Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
 import { publishTime, writeHistory } from './history.ts';
+import type { ChangesFromPrevious } from './history.ts';
 import { PreviousVersions } from './previous-versions.ts';
 import { SearchIndexWriter } from './search-index.ts';
 import { STAGING_TABLES, stagingKey } from './staging.ts';
@@ -36,6 +37,8 @@ export interface BuildResult {
   unpublishedOrganizations: number;
   taxonomies: number;
   taxonomyTerms: number;
+  /** What it changes of the live dataset it follows, when that one's line of versions goes on. */
+  fromPrevious?: ChangesFromPrevious;
 }
 
 export interface BuildOptions {
@@ -132,14 +135,14 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   db.exec(CREATE_INDEXES);
 
   const version = hash.digest('hex').slice(0, 16);
-  writeHistory(db, previous, { version, publishedAt, taxonomiesVersion: taxonomiesHash.digest('hex').slice(0, 16) });
+  const fromPrevious = writeHistory(db, previous, { version, publishedAt, taxonomiesVersion: taxonomiesHash.digest('hex').slice(0, 16) });
   const setMeta = db.prepare('INSERT INTO dataset (key, value) VALUES (?, ?)');
   setMeta.run(DatasetKey.format, String(SNAPSHOT_FORMAT));
   setMeta.run(DatasetKey.version, version);
   setMeta.run(DatasetKey.publishedAt, publishedAt);
   setMeta.run(DatasetKey.organizations, String(published));
   setMeta.run(DatasetKey.taxonomyTerms, String((db.prepare('SELECT count(*) AS n FROM taxonomy_terms').get() as { n: number }).n));
-  return { version, publishedAt, organizations: published, ...counts };
+  return { version, publishedAt, organizations: published, ...counts, ...(fromPrevious === undefined ? {} : { fromPrevious }) };
 }
 
 /**

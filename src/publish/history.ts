@@ -10,6 +10,16 @@ export interface PublishedVersion {
   taxonomiesVersion: string;
 }
 
+/** What a build changes of the live dataset it follows. */
+export interface ChangesFromPrevious {
+  /** The live dataset's version. */
+  since: string;
+  /** Organizations added or changed. */
+  changed: number;
+  /** Organizations removed (or unpublished). */
+  removed: number;
+}
+
 /**
  * When a build is published: now, or just after the live dataset if the clock says otherwise (a clock
  * set back, two publishes within a millisecond). The changes since a version are the organizations
@@ -27,8 +37,9 @@ export function publishTime(now: Date, previous: PreviousVersions): string {
  * the organizations it removed are carried on while a kept version still held them, and those it held
  * that this build does not are added, removed at this publish. Organizations are told apart by id, as
  * clients key them. A live dataset without history (none, or of an older format) starts a new line.
+ * Returns what the build changes of the live dataset, when it carries its line on.
  */
-export function writeHistory(db: DatabaseSync, previous: PreviousVersions, current: PublishedVersion): void {
+export function writeHistory(db: DatabaseSync, previous: PreviousVersions, current: PublishedVersion): ChangesFromPrevious | undefined {
   const carried = previous.hasHistory && previous.file !== undefined;
   if (carried) {
     const url = pathToFileURL(previous.file!);
@@ -46,7 +57,7 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
     db.prepare(
       'INSERT INTO dataset_versions (sequence, version, published_at, taxonomies_version) SELECT coalesce(max(sequence), 0) + 1, ?, ?, ? FROM dataset_versions',
     ).run(current.version, current.publishedAt, current.taxonomiesVersion);
-    if (!carried) return;
+    if (!carried) return undefined;
     const { oldest } = db.prepare('SELECT min(published_at) AS oldest FROM dataset_versions').get() as { oldest: string };
     db.prepare(
       `INSERT INTO removed_organizations (id, removed_at, json)
@@ -60,6 +71,12 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
        SELECT p.id, ?1, json_object('id', p.id, 'external_identifier', p.external_id, 'removed_at', ?1) FROM previous.organizations p
        WHERE p.id IN (SELECT id FROM previous.organizations EXCEPT SELECT id FROM main.organizations) ORDER BY p.position`,
     ).run(current.publishedAt);
+    const count = (sql: string) => (db.prepare(sql).get(current.publishedAt) as { n: number }).n;
+    return {
+      since: (db.prepare('SELECT version FROM previous.dataset_versions ORDER BY sequence DESC LIMIT 1').get() as { version: string }).version,
+      changed: count('SELECT count(*) AS n FROM organizations WHERE modified_at = ?'),
+      removed: count('SELECT count(*) AS n FROM removed_organizations WHERE removed_at = ?'),
+    };
   } finally {
     if (carried) db.exec('DETACH DATABASE previous');
   }
