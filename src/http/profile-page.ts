@@ -17,11 +17,22 @@ const slug = (text: string): string =>
     .trim()
     .replace(/\s/g, '-');
 
+/** A link to another of the project's documents (`search.md#facets`): relative to `docs/`, which this server does not serve. */
+const PROJECT_DOCUMENT = /^([\w-]+\.md)(#[\w-]*)?$/;
+
 const markdown = new Marked({
   renderer: {
     heading({ tokens, depth }) {
       const text = this.parser.parseInline(tokens);
       return `<h${depth} id="${escapeHtml(slug(text))}">${text}</h${depth}>\n`;
+    },
+    // Named where it is, in the project, rather than a link to a page that is not here.
+    link({ href, tokens }) {
+      const document = PROJECT_DOCUMENT.exec(href);
+      if (document === null) return false;
+      const text = this.parser.parseInline(tokens);
+      const path = `docs/${document[1]}`;
+      return text === document[1] || text === `<code>${document[1]}</code>` ? `<code>${escapeHtml(path)}</code>` : `${text} (<code>${escapeHtml(path)}</code>)`;
     },
   },
 });

@@ -67,7 +67,13 @@ describe('the profile', () => {
     assert.match(page.body, /<h1 id="[^"]+">/);
     // A problem's `type` points at its section.
     assert.match(page.body, /<h3 id="invalid-parameter">/);
+    assert.match(page.body, /<h3 id="version-not-kept">/);
     assert.ok(page.body.includes(`<a href="${PROFILE}/schema/organization.json">`));
+    // Every link leads somewhere this server answers: the project's other documents are named, not linked.
+    const local = [...page.body.matchAll(/href="([^"]*)"/g)].map((match) => match[1]!.replaceAll('&amp;', '&')).filter((href) => !href.startsWith('#') && !href.startsWith('data:') && !/^https?:/.test(href.replace(ORIGIN, '')));
+    assert.ok(local.length > 10, 'the page links the profile\'s files');
+    for (const href of local) assert.equal((await get(href)).statusCode, 200, href);
+    assert.ok(page.body.includes('<code>docs/consuming.md</code>'));
     assert.equal((await get(`${PROFILE}?format=html`, { accept: 'application/json' })).body, page.body);
     const markdown = await get(`${PROFILE}?format=markdown`);
     assert.match(String(markdown.headers['content-type']), /^text\/markdown/);
