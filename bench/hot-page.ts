@@ -253,9 +253,9 @@ try {
       const { rate, p50, p99 } = await wrk(uncached.port, seconds, { 'accept-encoding': values.encoding! }, { connections: '1', path, latency: true });
       console.log(`| GET ${path} | ${Math.round(rate).toLocaleString('en-US')} | ${p50?.toFixed(3)} | ${p99?.toFixed(3)} |`);
     }
-    console.log(`peak RSS of the uncached API: ${peakRss(uncached.process.pid!).toFixed(0)} MB`);
+    console.log(`peak RSS of the uncached API: ${peakRss(uncached.process.pid!).toFixed(0)} MiB`);
   }
-  console.log(`\npeak RSS of this API: ${peakRss(api.process.pid!).toFixed(0)} MB, rate-limited: ${peakRss(rateLimited.process.pid!).toFixed(0)} MB; load average after: ${load()}`);
+  console.log(`\npeak RSS of this API: ${peakRss(api.process.pid!).toFixed(0)} MiB, rate-limited: ${peakRss(rateLimited.process.pid!).toFixed(0)} MiB; load average after: ${load()}`);
 } finally {
   for (const target of started) target.process.kill();
 }

@@ -106,7 +106,7 @@ describe('the hsds-org-api command', () => {
     try {
       const imported = cli('import', '--progress', 'lines', '--data-dir', data.path, NATIVE_EXAMPLE);
       assert.equal(imported.code, 0, imported.stderr);
-      assert.match(imported.stdout, /^Published dataset [0-9a-f]{16}: 4 organizations \(1 unpublished left out\), 1 taxonomy, 5 taxonomy terms; 0 warnings\. Took [\d.]+ s, peak RSS \d+ MB\.\n$/);
+      assert.match(imported.stdout, /^Published dataset [0-9a-f]{16}: 4 organizations \(1 unpublished left out\), 1 taxonomy, 5 taxonomy terms; 0 warnings\. Took [\d.]+ s, peak RSS \d+ MiB\.\n$/);
       assert.match(imported.stderr, /^reading sources: /m);
       assert.doesNotMatch(imported.stderr, /Published/);
       const again = cli('import', '--data-dir', data.path, NATIVE_EXAMPLE);

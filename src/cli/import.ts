@@ -123,14 +123,14 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
     return 1;
   }
   if (command === 'validate') {
-    verdict(`Publishable: ${describeCounts(result)}; ${warnings}. Checked in ${seconds} s, peak RSS ${peak} MB.`);
+    verdict(`Publishable: ${describeCounts(result)}; ${warnings}. Checked in ${seconds} s, peak RSS ${peak} MiB.`);
   } else if ('changed' in result && !result.changed) {
     verdict(`Unchanged: dataset ${result.version} (published ${result.publishedAt}) is already live; ${warnings}. Took ${seconds} s.`);
   } else {
     const changes = result.fromPrevious;
     const since =
       changes === undefined ? '' : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${count(changes.removed)} removed`;
-    verdict(`Published dataset ${result.version}: ${describeCounts(result)}${since}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MB.`);
+    verdict(`Published dataset ${result.version}: ${describeCounts(result)}${since}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MiB.`);
   }
   return 0;
 }
