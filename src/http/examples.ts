@@ -2,6 +2,7 @@ import { renderOrganization, renderServedTerm, renderTaxonomy, renderTerm, withL
 import type { OrganizationRecord } from '../hsds/records.ts';
 import { NTEE_TAXONOMY } from '../publish/sources/ntee.ts';
 import { HSDS_VERSION } from '../hsds/profile.ts';
+import { KEPT_VERSIONS } from '../store/sqlite-schema.ts';
 
 /**
  * Examples for the OpenAPI document, made by the same rendering as the served documents, so they
@@ -80,7 +81,7 @@ export const problemExamples = {
     type: `${EXAMPLE_ORIGIN}/profile#version-not-kept`,
     title: 'Version not kept',
     status: 410,
-    detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since each of the last 30 versions it published, the oldest 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes?since=0`,
+    detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes?since=0`,
   },
   notFound: (noun: string) => ({
     type: 'about:blank',

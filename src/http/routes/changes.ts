@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
 import { KEPT_VERSIONS } from '../../store/sqlite-schema.ts';
@@ -6,7 +7,6 @@ import type { Changes, DatasetVersion, Store } from '../../store/store.ts';
 import { examples, problemExamples } from '../examples.ts';
 import { sendProblem } from '../problem.ts';
 import { sendJson } from '../reply.ts';
-import type { FastifyRequest } from 'fastify';
 import { documented, fail, querySchema, readQuery } from '../query.ts';
 import type { QueryParameter } from '../query.ts';
 import { HSDS_OPTIONAL, profileSchema, problemResponse } from '../schemas.ts';
@@ -66,7 +66,7 @@ const line = (type: string, object: unknown): string => `${JSON.stringify({ type
 /** Stored JSON, each wrapped as a line of `type`, without parsing it. */
 const lines = (type: string, objects: readonly string[]): string => objects.map((json) => `{"type":"${type}","${type}":${json}}\n`).join('');
 
-export async function* changeLines(store: Store, changes: Changes): AsyncGenerator<string> {
+async function* changeLines(store: Store, changes: Changes): AsyncGenerator<string> {
   yield line('changes', {
     since: changes.since === undefined ? null : versionFields(changes.since),
     ...versionFields(changes.version),
@@ -92,7 +92,7 @@ const LINE_SCHEMA = Type.Union([
   wrapped(
     'changes',
     Type.Object({
-      since: Type.Union([VersionRef, Type.Null()], { description: 'The version asked about; null when `since` was left out.' }),
+      since: Type.Union([VersionRef, Type.Null()], { description: 'The version asked about; null for `since=0`.' }),
       version: Type.String({ description: 'The version the feed brings a copy to: keep it for the next request.' }),
       published_at: Type.String({ format: 'date-time' }),
       taxonomies_changed: Type.Boolean({ description: 'Whether every taxonomy and term follows (they differ from those of `since`): replace yours with them.' }),
