@@ -10,7 +10,13 @@
 // transaction and only when it arrived whole (its `end` line), so the copy is always one version.
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
-import { DatabaseSync } from 'node:sqlite';
+
+const sqlite = await import('node:sqlite').catch(() => undefined);
+if (sqlite === undefined) {
+  console.error(`mirror.mjs needs Node.js 22.13 or later, for node:sqlite; this is ${process.version}`);
+  process.exit(2);
+}
+const { DatabaseSync } = sqlite;
 
 const [apiRoot, file] = process.argv.slice(2);
 if (apiRoot === undefined || file === undefined) {
@@ -87,13 +93,13 @@ async function apply(lines) {
 let lines = await feed(held ?? '0');
 lines ??= await feed('0');
 const result = await apply(lines);
-const counted = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+const counted = (count, one, many) => `${count.toLocaleString('en-US')} ${count === 1 ? one : many}`;
 const from = result.since === null ? 'everything' : `the changes since ${result.since.version}`;
 const taxonomies = result.taxonomies_changed
   ? `${counted(result.counts.taxonomy, 'taxonomy', 'taxonomies')} and ${counted(result.counts.taxonomy_term, 'term', 'terms')} replaced`
   : 'taxonomies unchanged';
 console.log(
   `applied ${from}: ${counted(result.counts.organization, 'organization', 'organizations')} added or changed, ` +
-    `${result.counts.removed_organization} removed, ${taxonomies}; now at version ${result.version}`,
+    `${result.counts.removed_organization.toLocaleString('en-US')} removed, ${taxonomies}; now at version ${result.version}`,
 );
 db.close();
