@@ -30,6 +30,7 @@ export interface RemovedRow {
 /** The live dataset read from elsewhere (another backend), for PreviousVersions.fromRows. */
 export interface PreviousRows {
   organizations: AsyncIterable<PreviousVersion>;
+  /** By sequence: the live dataset's own version last. */
   versions: readonly VersionRow[];
   removed: readonly RemovedRow[];
 }
@@ -109,8 +110,7 @@ export class PreviousVersions {
       remove();
       throw error;
     }
-    const newest = rows.versions.reduce<string | undefined>((latest, row) => (latest === undefined || row.published_at > latest ? row.published_at : latest), undefined);
-    return new PreviousVersions({ db, file, hasHistory: rows.versions.length > 0, publishedAt: newest, removeFile: remove });
+    return new PreviousVersions({ db, file, hasHistory: rows.versions.length > 0, publishedAt: rows.versions.at(-1)?.published_at, removeFile: remove });
   }
 
   /** The previous `last_modified` of this organization if its content hash is the same, else undefined. */

@@ -50,6 +50,9 @@ export interface ListRoute<Filter> {
 
 export const EMPTY: Page = { total: 0, items: [] };
 
+/** A `format` that streams every matching item rather than a page. */
+const isExport = (format: unknown): boolean => format === 'ndjson' || format === 'csv';
+
 export async function* noItems(): Batches {}
 
 export async function* ndjsonLines(batches: Batches): AsyncGenerator<string> {
@@ -62,7 +65,7 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
   app.get(
     route.url,
     {
-      config: { streamed: (query) => query.format === 'ndjson' || query.format === 'csv' },
+      config: { streamed: (query) => isExport(query.format) },
       schema: {
         tags: HSDS_OPTIONAL,
         operationId: route.operationId,
@@ -95,7 +98,7 @@ export function getList<Filter>(app: TypeboxApp, route: ListRoute<Filter>): void
     async (request, reply) => {
       const values = request.parameters;
       const filter = await route.filter(request.store, values);
-      if (values.format === 'ndjson' || values.format === 'csv') {
+      if (isExport(values.format)) {
         // HEAD gets the headers without the work: Fastify would read a real stream to its end.
         const all = filter === undefined || request.method === 'HEAD' ? noItems() : route.all(request.store, filter, values);
         if (values.format === 'ndjson') return reply.sendStream(NDJSON_CONTENT_TYPE, ndjsonLines(all));
