@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatasetInput } from '../hsds/records.ts';
-import { createIndexes, createTables, fillListLengths, GENERATION_FORMAT, GENERATION_TABLES, generationSchema } from '../store/postgres/generation-schema.ts';
+import { createIndexes, createTables, fillListLengths, GENERATION_FORMAT, GENERATION_TABLES, generationSchema, POSTINGS_TABLE } from '../store/postgres/generation-schema.ts';
+import { postingRows } from '../store/postgres/postings.ts';
 import type { GenerationTable } from '../store/postgres/generation-schema.ts';
 import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
 import { PUBLISH_CHANNEL } from '../store/postgres/live.ts';
@@ -202,10 +203,11 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
         const lines = snapshot.prepare(select).iterate() as Iterable<{ title: string; body: string }>;
         await copyInto(client, `${schema}.${list}_text`, `${columns}, title, words`, wordVectors(lines));
       }
+      await copyInto(client, `${schema}.${POSTINGS_TABLE}`, 'token, organizations, postings', postingRows(snapshot));
       options.onProgress?.('load', organizations * 3, organizations * 3);
       await client.query(fillListLengths(schema));
       await client.query(createIndexes(schema));
-      await client.query(`ANALYZE ${[...Object.keys(GENERATION_TABLES), ...SEARCHED_LISTS.map((list) => `${list}_text`)].map((table) => `${schema}.${table}`).join(', ')}`);
+      await client.query(`ANALYZE ${[...Object.keys(GENERATION_TABLES), ...SEARCHED_LISTS.map((list) => `${list}_text`), POSTINGS_TABLE].map((table) => `${schema}.${table}`).join(', ')}`);
       await client.query('UPDATE hsds.live SET previous = generation, generation = $1', [generation]);
       await client.query('SELECT pg_notify($1, $2)', [PUBLISH_CHANNEL, String(generation)]);
       await client.query('COMMIT');

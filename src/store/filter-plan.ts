@@ -94,9 +94,8 @@ export function simplifiedFilter(filter: OrganizationFilter, range: ModifiedRang
 }
 
 /**
- * A search of one token (see singleToken in search-query.ts) and nothing else: its total is the
- * stored count of organizations holding the token (organization_word_counts, in either backend), not
- * a count of matches.
+ * A search and nothing else: its matches are those of the text index alone (SQLite counts them
+ * there, or takes a stored count for one token; PostgreSQL reads them from its posting lists).
  */
 export const isSearchAlone = (filter: OrganizationFilter, memberships: readonly Membership[]): boolean =>
   memberships.length === 0 && filter.modifiedSince === undefined;

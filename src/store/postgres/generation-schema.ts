@@ -9,7 +9,7 @@ import { SEARCHED_LISTS } from '../sqlite-schema.ts';
  *
  * A server reads only generations of its own format; a new layout means a new format and a publish.
  */
-export const GENERATION_FORMAT = 10;
+export const GENERATION_FORMAT = 11;
 
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
@@ -24,7 +24,6 @@ export const GENERATION_TABLES = {
   organization_terms: 'term_position integer NOT NULL, position_in_term integer NOT NULL, organization_position integer NOT NULL',
   organization_taxonomies: 'taxonomy_position integer NOT NULL, position_in_taxonomy integer NOT NULL, organization_position integer NOT NULL',
   organization_subtrees: 'subtree_position integer NOT NULL, position_in_subtree integer NOT NULL, organization_position integer NOT NULL',
-  organization_word_counts: 'word text COLLATE "C" NOT NULL, organizations integer NOT NULL',
   organization_tax_statuses: 'tax_status_position integer NOT NULL, position_in_tax_status integer NOT NULL, organization_position integer NOT NULL',
   tax_statuses: 'position integer NOT NULL, value text NOT NULL, organizations integer NOT NULL',
   organization_facets: 'position integer NOT NULL, facet integer NOT NULL, value integer NOT NULL',
@@ -65,6 +64,10 @@ export const TEXT_TABLE_COLUMNS = 'position integer NOT NULL, title tsvector NOT
  */
 export const ORGANIZATIONS_TEXT_COLUMNS = 'position integer NOT NULL, organization_position integer NOT NULL, names text NOT NULL, title tsvector NOT NULL, words tsvector NOT NULL';
 
+/** Per token of the organizations' text index, its posting list (see postings.ts); stored as written, not compressed again. */
+export const POSTINGS_TABLE = 'organization_postings';
+const POSTINGS_COLUMNS = 'token text COLLATE "C" NOT NULL, organizations integer NOT NULL, postings bytea NOT NULL';
+
 const textColumns = (list: string): string => (list === 'organizations' ? ORGANIZATIONS_TEXT_COLUMNS : TEXT_TABLE_COLUMNS);
 
 export const createTables = (schema: string): string =>
@@ -73,6 +76,8 @@ export const createTables = (schema: string): string =>
     ...Object.entries(GENERATION_TABLES).map(([table, columns]) => `CREATE TABLE ${schema}.${table} (${columns});`),
     ...SEARCHED_LISTS.map((list) => `CREATE TABLE ${schema}.${list}_text (${textColumns(list)});`),
     `CREATE TABLE ${schema}.${LIST_LENGTHS_TABLE};`,
+    `CREATE TABLE ${schema}.${POSTINGS_TABLE} (${POSTINGS_COLUMNS});`,
+    `ALTER TABLE ${schema}.${POSTINGS_TABLE} ALTER COLUMN postings SET STORAGE EXTERNAL;`,
   ].join('\n');
 
 /** Keys and indexes, built after the bulk load (faster than maintaining them row by row). */
@@ -95,7 +100,6 @@ export const createIndexes = (schema: string): string => `
   CREATE UNIQUE INDEX ON ${schema}.organization_taxonomies (taxonomy_position, organization_position);
   ALTER TABLE ${schema}.organization_subtrees ADD PRIMARY KEY (subtree_position, position_in_subtree);
   CREATE UNIQUE INDEX ON ${schema}.organization_subtrees (subtree_position, organization_position);
-  ALTER TABLE ${schema}.organization_word_counts ADD PRIMARY KEY (word);
   ALTER TABLE ${schema}.organization_tax_statuses ADD PRIMARY KEY (tax_status_position, position_in_tax_status);
   CREATE UNIQUE INDEX ON ${schema}.organization_tax_statuses (tax_status_position, organization_position);
   ALTER TABLE ${schema}.tax_statuses ADD PRIMARY KEY (position);
@@ -104,5 +108,6 @@ export const createIndexes = (schema: string): string => `
   ALTER TABLE ${schema}.dataset_versions ADD PRIMARY KEY (sequence);
   ALTER TABLE ${schema}.removed_organizations ADD PRIMARY KEY (position);
   CREATE INDEX ON ${schema}.removed_organizations (removed_at);
+  ALTER TABLE ${schema}.${POSTINGS_TABLE} ADD PRIMARY KEY (token);
   ${SEARCHED_LISTS.map((list) => `ALTER TABLE ${schema}.${list}_text ADD PRIMARY KEY (position); CREATE INDEX ON ${schema}.${list}_text USING gin (words);`).join('\n  ')}
 `;

@@ -6,8 +6,12 @@ import type { FacetCount } from '../facets.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import type { SearchWords } from '../store.ts';
 
-/** A listing (see ../listing.ts); its parameters are written `?` and numbered when the query is made. */
-export type PgListing = Listing<unknown>;
+/**
+ * A listing (see ../listing.ts); its parameters are written `?` and numbered when the query is made.
+ * `postings`: for an organization search with no other condition, per word the tokens that match
+ * it, so that its matches are counted and found from the posting lists (postings.ts).
+ */
+export type PgListing = Listing<unknown> & { postings?: string[][] };
 
 /** Items fetched per step when a whole list is streamed. */
 const BATCH = 1000;

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
-import { singleToken } from '../search-query.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import { Vocabulary } from '../search-vocabulary.ts';
 import { facetLabels } from '../facets.ts';
@@ -12,7 +11,8 @@ import { ListingStore } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 import { query } from './connection.ts';
-import { GENERATION_FORMAT, generationSchema } from './generation-schema.ts';
+import { GENERATION_FORMAT, generationSchema, POSTINGS_TABLE } from './generation-schema.ts';
+import { decodePostings, matchingRanks } from './postings.ts';
 import { HISTORY_COLUMNS } from '../sqlite-schema.ts';
 import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
 import type { PgListing } from './listing.ts';
@@ -136,8 +136,31 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.table(view.full === true ? 'organization_documents' : 'organization_items');
   }
 
-  count(listing: PgListing): Promise<number> {
+  async count(listing: PgListing): Promise<number> {
+    if (listing.postings !== undefined) return (await this.matchingRanks(listing.postings)).length;
     return this.runner.count(listing);
+  }
+
+  /** Searches being matched from the posting lists, by their tokens: a page's count and its first matches ask at once. */
+  private readonly matching = new Map<string, Promise<Int32Array>>();
+
+  /** The search ranks of the organizations holding, for every word, one of its tokens, ascending. */
+  private matchingRanks(words: string[][]): Promise<Int32Array> {
+    const key = JSON.stringify(words);
+    let ranks = this.matching.get(key);
+    if (ranks === undefined) {
+      ranks = this.readPostings(words).finally(() => this.matching.delete(key));
+      this.matching.set(key, ranks);
+    }
+    return ranks;
+  }
+
+  private async readPostings(words: string[][]): Promise<Int32Array> {
+    const rows = await this.runner.rows<{ token: string; organizations: number; postings: Buffer }>(
+      `SELECT token, organizations, postings FROM ${this.table(POSTINGS_TABLE)} WHERE token = ANY(?::text[])`,
+      [[...new Set(words.flat())]],
+    );
+    return matchingRanks(words, new Map(rows.map((row) => [row.token, decodePostings(row.postings, row.organizations)])));
   }
 
   items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
@@ -149,7 +172,15 @@ class PostgresBackend implements ListingBackend<unknown> {
    * index and a sort. Spread evenly, the walk reads about limit × organizations / matches rows and
    * the sort all the matches: the walk is cheaper when matches² exceeds limit × organizations.
    */
-  candidates(listing: PgListing, limit: number, matches: number): Promise<Candidate[]> {
+  async candidates(listing: PgListing, limit: number, matches: number): Promise<Candidate[]> {
+    if (listing.postings !== undefined) {
+      const ranks = (await this.matchingRanks(listing.postings)).subarray(0, limit);
+      if (ranks.length === 0) return [];
+      return this.runner.rows<Candidate>(
+        `SELECT x.organization_position AS position, x.position AS rank, x.names FROM ${this.table('organizations_text')} x WHERE x.position = ANY(?::integer[]) ORDER BY x.position`,
+        [[...ranks]],
+      );
+    }
     const walk = matches * matches > limit * this.facts.info.organizations;
     return this.runner.candidates(listing, limit, walk);
   }
@@ -188,7 +219,6 @@ class PostgresBackend implements ListingBackend<unknown> {
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
     if (query !== undefined) {
       const members = membershipConditions<unknown>(memberships, 'x.organization_position', table);
-      const token = singleToken(query);
       const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = x.organization_position`;
       return {
         ...base,
@@ -198,10 +228,7 @@ class PostgresBackend implements ListingBackend<unknown> {
         order: 'x.position',
         position: 'x.organization_position',
         candidates: { rank: 'x.position', names: 'x.names' },
-        length:
-          token !== undefined && isSearchAlone(filter, memberships)
-            ? { sql: `SELECT organizations AS n FROM ${this.table('organization_word_counts')} WHERE word = ?`, params: [token] }
-            : undefined,
+        postings: isSearchAlone(filter, memberships) && query.words.length > 0 ? query.words.map((word) => [...word.alternatives.keys()]) : undefined,
       };
     }
     const [membership, ...others] = memberships;
