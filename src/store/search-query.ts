@@ -166,7 +166,8 @@ const CATEGORY_MIN = 3;
 /**
  * Matches in relevance order: organizations whose name (or alternate name) holds every word first,
  * by how much was corrected or completed (cost); among those the name before the alternate name,
- * then exact names, then names holding the words as typed before other forms of them, then those
+ * then names holding the words as typed before other forms of them (a name equal to the search only
+ * once stemmed, LEGALER AID for `legal aid`, is not the name searched for), then exact names, then those
  * classified under what the search is about (a term whose name holds the words, or the one the most
  * matching names are under), then fewest other words in the name, then the words' order (the exact
  * name, then the words in another order, then names starting with them, then in order, then
@@ -188,7 +189,7 @@ export function rankCandidates(candidates: Candidate[], query: SearchQuery): Can
     const cost = Math.min(Math.round(best.cost * COST_STEPS), MAX_COST);
     const extra = Math.min(best.extra, MAX_EXTRA);
     const inflected = Math.min(best.inflected, MAX_INFLECTED);
-    const coarse = (((((cost * 3 + field) * 2 + Number(extra > 0)) * (MAX_INFLECTED + 1) + inflected) * 4 + topic) * (MAX_EXTRA + 1) + extra) * 10 + best.order;
+    const coarse = (((((cost * 3 + field) * (MAX_INFLECTED + 1) + inflected) * 2 + Number(extra > 0)) * 4 + topic) * (MAX_EXTRA + 1) + extra) * 10 + best.order;
     return coarse * POSITIONS + candidate.position;
   });
   const order = matched.map((_, index) => index).sort((a, b) => keys[a]! - keys[b]!);
