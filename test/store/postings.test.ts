@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { decodePostings, matchingRanks, postingRows } from '../../src/store/postgres/postings.ts';
+import { decodePostings, encodePostings, PostingsMatcher, postingRows } from '../../src/store/postgres/postings.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
 import { textWords } from '../../src/store/search-text.ts';
@@ -23,17 +23,24 @@ function postingLists(snapshot: DatabaseSync): Map<string, Int32Array> {
 describe('posting lists', () => {
   it('match, for every word, one of its tokens: as a brute-force reading of the same lists does', () => {
     const random = new Random(7);
-    const lists = new Map<string, Int32Array>();
+    const all = [...Array(20_000).keys()].map((rank) => rank + 1);
     const sets = new Map<string, Set<number>>();
-    for (const [token, share] of [['a', 0.5], ['b', 0.2], ['c', 0.01], ['d', 0.003], ['e', 0.9]] as const) {
-      const ranks = [...Array(20_000).keys()].map((rank) => rank + 1).filter(() => random.chance(share));
-      lists.set(token, Int32Array.from(ranks));
+    const lists = [];
+    for (const [token, share] of [['a', 0.5], ['b', 0.2], ['c', 0.01], ['d', 0.003], ['e', 0.9], ['f', 0.0002]] as const) {
+      const ranks = all.filter(() => random.chance(share));
       sets.set(token, new Set(ranks));
+      const postings = encodePostings(ranks);
+      assert.deepEqual([...decodePostings(postings, ranks.length)], ranks, token);
+      lists.push({ token, organizations: ranks.length, postings });
     }
-    const searches = [[['a']], [['a'], ['b']], [['c'], ['e']], [['d'], ['a', 'c']], [['a', 'b'], ['c', 'd'], ['e']], [['a'], ['missing']], [['missing', 'd']]];
-    for (const words of searches) {
-      const expected = [...Array(20_000).keys()].map((rank) => rank + 1).filter((rank) => words.every((tokens) => tokens.some((token) => sets.get(token)?.has(rank))));
-      assert.deepEqual([...matchingRanks(words, lists)], expected, JSON.stringify(words));
+    const matcher = new PostingsMatcher();
+    const searches = [[['a']], [['a'], ['b']], [['c'], ['e']], [['d'], ['a', 'c']], [['a', 'b'], ['c', 'd', 'f'], ['e']], [['a', 'b', 'c', 'd', 'e', 'f']], [['f'], ['e'], ['a']], [['a'], ['missing']], [['missing', 'd']], [['d', 'd'], ['d']]];
+    // Twice over, so that the second pass runs in the space the first left behind.
+    for (const words of [...searches, ...searches]) {
+      const expected = all.filter((rank) => words.every((tokens) => tokens.some((token) => sets.get(token)?.has(rank))));
+      const matches = matcher.match(words, lists, 1000);
+      assert.equal(matches.count, expected.length, JSON.stringify(words));
+      assert.deepEqual([...matches.first], expected.slice(0, 1000), JSON.stringify(words));
     }
   });
 

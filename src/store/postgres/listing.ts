@@ -5,6 +5,8 @@ import { queryWords } from '../search-text.ts';
 import type { FacetCount } from '../facets.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import type { SearchWords } from '../store.ts';
+import { readPostingLists } from './postings.ts';
+import type { PostingList } from './postings.ts';
 
 /**
  * A listing (see ../listing.ts); its parameters are written `?` and numbered when the query is made.
@@ -44,6 +46,11 @@ export class PgListingRunner {
 
   /** Each SQL text as sent ($n placeholders), made once: a generation's SQL texts are few. */
   private readonly numberedSql = new Map<string, string>();
+
+  /** The posting lists of these tokens (see postings.ts). */
+  postingLists(table: string, tokens: readonly string[]): Promise<PostingList[]> {
+    return readPostingLists(this.pool(), table, tokens);
+  }
 
   async rows<Row extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<Row[]> {
     let text = this.numberedSql.get(sql);

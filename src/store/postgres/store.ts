@@ -9,10 +9,12 @@ import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } fro
 import { searchListing } from '../listing.ts';
 import { ListingStore } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
+import { RANKED_SEARCH_LIMIT } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 import { query } from './connection.ts';
 import { GENERATION_FORMAT, generationSchema, POSTINGS_TABLE } from './generation-schema.ts';
-import { decodePostings, matchingRanks } from './postings.ts';
+import { PostingsMatcher } from './postings.ts';
+import type { Matches } from './postings.ts';
 import { HISTORY_COLUMNS } from '../sqlite-schema.ts';
 import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
 import type { PgListing } from './listing.ts';
@@ -137,30 +139,28 @@ class PostgresBackend implements ListingBackend<unknown> {
   }
 
   async count(listing: PgListing): Promise<number> {
-    if (listing.postings !== undefined) return (await this.matchingRanks(listing.postings)).length;
+    if (listing.postings !== undefined) return (await this.matches(listing.postings)).count;
     return this.runner.count(listing);
   }
 
   /** Searches being matched from the posting lists, by their tokens: a page's count and its first matches ask at once. */
-  private readonly matching = new Map<string, Promise<Int32Array>>();
+  private readonly matching = new Map<string, Promise<Matches>>();
+  private readonly matcher = new PostingsMatcher();
 
-  /** The search ranks of the organizations holding, for every word, one of its tokens, ascending. */
-  private matchingRanks(words: string[][]): Promise<Int32Array> {
+  /** The organizations holding, for every word, one of its tokens: how many, and the first RANKED_SEARCH_LIMIT by search rank. */
+  private matches(words: string[][]): Promise<Matches> {
     const key = JSON.stringify(words);
-    let ranks = this.matching.get(key);
-    if (ranks === undefined) {
-      ranks = this.readPostings(words).finally(() => this.matching.delete(key));
-      this.matching.set(key, ranks);
+    let matches = this.matching.get(key);
+    if (matches === undefined) {
+      matches = this.readPostings(words).finally(() => this.matching.delete(key));
+      this.matching.set(key, matches);
     }
-    return ranks;
+    return matches;
   }
 
-  private async readPostings(words: string[][]): Promise<Int32Array> {
-    const rows = await this.runner.rows<{ token: string; organizations: number; postings: Buffer }>(
-      `SELECT token, organizations, postings FROM ${this.table(POSTINGS_TABLE)} WHERE token = ANY(?::text[])`,
-      [[...new Set(words.flat())]],
-    );
-    return matchingRanks(words, new Map(rows.map((row) => [row.token, decodePostings(row.postings, row.organizations)])));
+  private async readPostings(words: string[][]): Promise<Matches> {
+    const lists = await this.runner.postingLists(this.table(POSTINGS_TABLE), [...new Set(words.flat())]);
+    return this.matcher.match(words, lists, RANKED_SEARCH_LIMIT);
   }
 
   items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
@@ -174,7 +174,7 @@ class PostgresBackend implements ListingBackend<unknown> {
    */
   async candidates(listing: PgListing, limit: number, matches: number): Promise<Candidate[]> {
     if (listing.postings !== undefined) {
-      const ranks = (await this.matchingRanks(listing.postings)).subarray(0, limit);
+      const ranks = (await this.matches(listing.postings)).first.subarray(0, limit);
       if (ranks.length === 0) return [];
       return this.runner.rows<Candidate>(
         `SELECT x.organization_position AS position, x.position AS rank, x.names FROM ${this.table('organizations_text')} x WHERE x.position = ANY(?::integer[]) ORDER BY x.position`,
