@@ -1,17 +1,23 @@
 import assert from 'node:assert/strict';
+import { connect, createServer as createNetServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { decodePostings, encodePostings, PostingsMatcher, postingRows } from '../../src/store/postgres/postings.ts';
+import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
+import { PostgresStores } from '../../src/store/postgres/live.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
+import { StoreUnavailable } from '../../src/store/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { textWords } from '../../src/store/search-text.ts';
 import { Random } from '../../bench/lib/random.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
 import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
-import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
+import { fixtureDataset } from '../fixtures/dataset.ts';
+import { postgresSuite, publishedDatabase, quietLog, temporaryDatabase, testSettings, waitFor } from '../helpers/postgres.ts';
 
 /** A snapshot's organizations' text index read the way PostgreSQL's table is loaded: token → ranks. */
 function postingLists(snapshot: DatabaseSync): Map<string, Int32Array> {
@@ -117,3 +123,55 @@ function searchesFrom(names: readonly string[]): string[] {
   const pairs = names.filter((_, index) => index % 97 === 0).map((name) => name.toLowerCase().split(/\s+/).slice(0, 3).join(' '));
   return [...common.slice(0, 60), ...pairs, 'histor societ', 'commun foundat', 'casper humane socety', 'womens shelter'];
 }
+
+/** A TCP proxy to PostgreSQL that can stop passing the server's answers on, as a server that hangs would. */
+async function stallingProxy(target: URL): Promise<{ url: string; stall: () => void; close: () => void }> {
+  let stalled = false;
+  const sockets = new Set<Socket>();
+  const server = createNetServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => stalled || client.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const url = new URL(target.href);
+  url.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: url.href,
+    stall: () => (stalled = true),
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+describe('reading posting lists from a PostgreSQL that stops answering', postgresSuite, () => {
+  it('gives up within the query timeout, as StoreUnavailable (a 503), instead of holding the request', async () => {
+    const database = await temporaryDatabase();
+    const proxy = await stallingProxy(new URL(database.url));
+    const stores = await PostgresStores.open(testSettings(proxy.url, { statementTimeoutMs: 300 }), quietLog);
+    try {
+      await publishToPostgres(fixtureDataset(), { url: database.url, migrate: true });
+      await waitFor(() => stores.generation !== undefined, 10_000, 'the published generation');
+      const search = () => stores.acquire().store.organizations({ search: ['shelter'] }, { first: 1, count: 5 });
+      assert.equal((await search()).total, 2);
+      proxy.stall();
+      const started = performance.now();
+      await assert.rejects(search(), StoreUnavailable);
+      // A statement timeout of 300 ms: a query, or the COPY of posting lists, is given up on 1,300 ms after it was sent.
+      assert.ok(performance.now() - started < 5000, `${performance.now() - started} ms`);
+    } finally {
+      await stores.close();
+      proxy.close();
+      await database.drop();
+    }
+  });
+});
