@@ -288,6 +288,8 @@ export default fp<ResponseCacheOptions>(
         ...CORS_RESPONSE_HEADERS,
         ...validatorHeaders(cacheControl, etag, lastModified),
       };
+      // Read to its end now (it has no body): else Node dumps it once the response has finished.
+      request.resume();
       let status = 304;
       if (clientHolds(headers, etag, lastModified)) {
         response.writeHead(304, head);
