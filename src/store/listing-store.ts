@@ -47,6 +47,8 @@ export interface ListingBackend<Param> {
   readonly terms: TermLookups;
   /** The words of organization names, which searches are corrected and completed to. */
   readonly vocabulary: Vocabulary;
+  /** How many organizations are classified under a term (by position): what ranking weighs a search's category by. */
+  termSize(term: number): number;
   count(listing: Listing<Param>): Promise<number>;
   /** The items at 0-based `offset`, in order (by relevance first when `ranked`). */
   items(listing: Listing<Param>, offset: number, limit: number, ranked: boolean): Promise<string[]>;
@@ -195,7 +197,7 @@ export class ListingStore<Param> implements Store {
 
   /** The first RANKED_SEARCH_LIMIT matches of a search in list order (fewest name words first), ranked. */
   private async rankedWindow(listing: Listing<Param>, query: SearchQuery, matches: number): Promise<Candidate[]> {
-    return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, matches), query);
+    return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, matches), query, (term) => this.backend.termSize(term));
   }
 
   private membershipsOf(filter: OrganizationFilter) {

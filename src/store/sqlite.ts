@@ -93,6 +93,19 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
    * failing disk, a file changed in place), the request gets a 503 rather than a 500 or a wrong
    * answer, and the store reports itself not ready (see live-sqlite.ts).
    */
+  /** Terms' sizes as ranking asks for them (see termSize): a snapshot has about a thousand terms. */
+  private readonly termSizes = new Map<number, number>();
+
+  termSize(term: number): number {
+    let size = this.termSizes.get(term);
+    if (size === undefined) {
+      const row = this.read(() => this.listings.arrayStatement('SELECT max(position_in_term) FROM organization_terms WHERE term_position = ?').get(term)) as unknown as [number | null];
+      size = row[0] ?? 0;
+      this.termSizes.set(term, size);
+    }
+    return size;
+  }
+
   private read<T>(step: () => T): T {
     if (this.damage !== undefined) throw new StoreUnavailable(this.damage);
     try {

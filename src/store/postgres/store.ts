@@ -44,7 +44,7 @@ interface GenerationRow {
   newest_modified: string | null;
 }
 
-const listKey = (membership: Membership): string => `${membership.table}:${membership.key}`;
+const listKey = (membership: Pick<Membership, 'table' | 'key'>): string => `${membership.table}:${membership.key}`;
 
 /** ASCII-only lower case, as SQLite's lower() (so codes match alike on both backends). */
 const asciiLower = (sql: string) => `translate(${sql}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
@@ -116,6 +116,10 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   get facetLabels(): FacetLabels {
     return this.facts.facetLabels;
+  }
+
+  termSize(term: number): number {
+    return this.facts.listLengths.get(listKey({ table: 'organization_terms', key: term })) ?? 0;
   }
 
   facetCounts(listing: PgListing | undefined, facets: readonly number[]): Promise<FacetCount[]> {
