@@ -172,7 +172,8 @@ class PostgresBackend implements ListingBackend<unknown> {
   }
 
   /**
-   * Matches that are many are found soonest by walking the index in rank order; few, by the text
+   * A search alone takes its first matches from the posting lists (see `matches`). Otherwise,
+   * matches that are many are found soonest by walking the index in rank order; few, by the text
    * index and a sort. Spread evenly, the walk reads about limit × organizations / matches rows and
    * the sort all the matches: the walk is cheaper when matches² exceeds limit × organizations.
    */
