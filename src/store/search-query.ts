@@ -224,7 +224,8 @@ function searchCategory(termsOfMatches: readonly string[][], termSize: TermSize)
     if (count < enough) continue;
     // A term's own size is never below the matches under it; a store that does not know it gives 0.
     const weight = (count * count) / Math.max(termSize(Number(term)), count);
-    if (weight > best) {
+    // Of terms alike (an NTEE code and the Open Eligibility term it maps to), the first: whatever order the matches came in.
+    if (weight > best || (weight === best && Number(term) < Number(category))) {
       category = term;
       best = weight;
     }

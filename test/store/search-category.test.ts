@@ -45,4 +45,14 @@ describe('the category of a search', () => {
     const ranked = rankCandidates(candidates(terms), query, (term) => sizes.get(term) ?? 0);
     assert.deepEqual(rankedTerms(ranked).slice(0, 25), Array(25).fill('4'));
   });
+
+  it('is the same whatever order the matches come in: of two alike, the term listed first', () => {
+    // Terms 5 and 6: as many matches each (3 of 9), as many organizations (6).
+    const terms = [[6], [], [5], [6], [], [5], [6], [], [5]];
+    const sizes = (term: number) => (term === 5 || term === 6 ? 6 : 0);
+    const forward = rankCandidates(candidates(terms), query, sizes);
+    const backward = rankCandidates(candidates(terms).reverse(), query, sizes);
+    assert.deepEqual(rankedTerms(forward).slice(0, 3), ['5', '5', '5']);
+    assert.deepEqual(backward, forward);
+  });
 });
