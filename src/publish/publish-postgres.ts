@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatasetInput } from '../hsds/records.ts';
-import { createIndexes, createTables, fillListLengths, GENERATION_FORMAT, GENERATION_TABLES, generationSchema, POSTINGS_TABLE } from '../store/postgres/generation-schema.ts';
+import { createIndexes, createTables, fillListLengths, GENERATION_FORMAT, GENERATION_HISTORY_SINCE_FORMAT, GENERATION_TABLES, generationSchema, POSTINGS_TABLE } from '../store/postgres/generation-schema.ts';
 import { postingRows } from '../store/postgres/postings.ts';
 import type { GenerationTable } from '../store/postgres/generation-schema.ts';
 import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
@@ -151,7 +151,7 @@ export async function publishToPostgres(
     if (!locked) throw new ImportBusy('another import is publishing to this database; try again when it has finished');
     const live = await liveGeneration(client);
     const previous =
-      live.generation !== null && live.format === GENERATION_FORMAT
+      live.generation !== null && live.format !== null && live.format >= GENERATION_HISTORY_SINCE_FORMAT && live.format <= GENERATION_FORMAT
         ? await previousVersions(client, generationSchema(live.generation), join(scratch, 'previous.sqlite'))
         : PreviousVersions.none;
     const snapshot = join(scratch, 'snapshot.sqlite');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../../src/http/app.ts';
 import { ImportBusy } from '../../src/publish/import-lock.ts';
 import { PUBLISH_LOCK, publishToPostgres } from '../../src/publish/publish-postgres.ts';
@@ -222,6 +223,39 @@ describe('PostgreSQL publishing', postgresSuite, () => {
       assert.equal((await publishToPostgres(fixtureDataset(), { url: database.url, migrate: false })).changed, false);
     } finally {
       await holder.end();
+      await database.drop();
+    }
+  });
+});
+
+describe('PostgreSQL: publishing over a generation of the previous format', postgresSuite, () => {
+  it('carries its versions on, so the changes feed keeps its clients across the upgrade', async () => {
+    const database = await temporaryDatabase();
+    try {
+      const first = await publishToPostgres(fixtureDataset(), { url: database.url, migrate: true }, { now: () => new Date('2026-01-01T00:00:00Z') });
+      // A generation of format 10: the same tables, but no posting lists.
+      const admin = new pg.Client({ connectionString: database.url });
+      await admin.connect();
+      try {
+        const { rows } = await admin.query<{ generation: string }>('SELECT generation FROM hsds.live');
+        await admin.query('UPDATE hsds.generations SET format = 10 WHERE id = $1', [rows[0]!.generation]);
+        await admin.query(`DROP TABLE hsds_g${rows[0]!.generation}.organization_postings`);
+      } finally {
+        await admin.end();
+      }
+      const changed = fixtureDataset({ organizations: publishedOrganizations.map((organization, index) => (index === 0 ? { ...organization, description: 'Changed' } : organization)) });
+      const second = await publishToPostgres(changed, { url: database.url, migrate: false }, { now: () => new Date('2026-02-01T00:00:00Z') });
+      assert.notEqual(second.version, first.version);
+      const stores = await PostgresStores.open(testSettings(database.url), quietLog);
+      try {
+        const store = stores.acquire().store;
+        assert.deepEqual((await store.versions()).map((version) => version.version), [first.version, second.version]);
+        const changes = await store.changes(first.version);
+        assert.ok(changes !== undefined, 'the first version is still one whose changes are kept');
+      } finally {
+        await stores.close();
+      }
+    } finally {
       await database.drop();
     }
   });

@@ -11,6 +11,13 @@ import { SEARCHED_LISTS } from '../sqlite-schema.ts';
  */
 export const GENERATION_FORMAT = 11;
 
+/**
+ * The oldest format whose organizations, `dataset_versions` and `removed_organizations` are as now,
+ * so that a publish over a live generation of it carries its history on (format 11 added only the
+ * posting lists): clients of the changes feed keep their place across an upgrade.
+ */
+export const GENERATION_HISTORY_SINCE_FORMAT = 10;
+
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
 /** Each table, with the snapshot columns it is loaded from (same names, same order). */
