@@ -99,11 +99,15 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   termSize(term: number): number {
     let size = this.termSizes.get(term);
     if (size === undefined) {
-      const row = this.read(() => this.listings.arrayStatement('SELECT max(position_in_term) FROM organization_terms WHERE term_position = ?').get(term)) as unknown as [number | null];
-      size = row[0] ?? 0;
+      size = this.read(() => this.listLength({ table: 'organization_terms', group: 'term', key: term }));
       this.termSizes.set(term, size);
     }
     return size;
+  }
+
+  /** How many organizations a membership list holds (its last position in it). */
+  private listLength({ table, group, key }: Membership): number {
+    return (this.listings.arrayStatement(`SELECT max(position_in_${group}) AS n FROM ${table} WHERE ${group}_position = ?`).get(key) as unknown as [number | null])[0] ?? 0;
   }
 
   private read<T>(step: () => T): T {
@@ -175,7 +179,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(range.first, end)) };
     }
     const { table, group, key } = membership;
-    const total = (this.listings.arrayStatement(`SELECT max(position_in_${group}) AS n FROM ${table} WHERE ${group}_position = ?`).get(key) as unknown as [number | null])[0] ?? 0;
+    const total = this.listLength(membership);
     const rows = this.listings.arrayStatement(
       `SELECT o.json FROM ${table} m JOIN ${jsonTable} o ON o.position = m.organization_position
        WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`,

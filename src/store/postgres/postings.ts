@@ -79,22 +79,16 @@ export function* postingRows(snapshot: DatabaseSync): Generator<PostingRow> {
   const statement = snapshot.prepare('SELECT term, doc FROM temp.organizations_instances');
   statement.setReturnArrays(true);
   let token: string | undefined;
-  let bytes: number[] = [];
-  let organizations = 0;
-  let last = 0;
-  const row = (): PostingRow => ({ token: token!, organizations, postings: `\\x${Buffer.from(bytes).toString('hex')}` });
+  let ranks: number[] = [];
+  const row = (): PostingRow => ({ token: token!, organizations: ranks.length, postings: `\\x${Buffer.from(encodePostings(ranks)).toString('hex')}` });
   for (const [term, rank] of statement.iterate() as Iterable<[string, number]>) {
     if (term !== token) {
       if (token !== undefined) yield row();
       token = term;
-      bytes = [];
-      organizations = 0;
-      last = 0;
+      ranks = [];
     }
-    if (rank === last) continue;
-    writeGap(bytes, rank - last);
-    last = rank;
-    organizations++;
+    // One row per occurrence: a token twice in one organization's text gives its rank twice.
+    if (ranks.at(-1) !== rank) ranks.push(rank);
   }
   if (token !== undefined) yield row();
 }
