@@ -64,7 +64,7 @@ export const SEARCH_PAGE_FIELDS: Record<string, TSchema> = {
   search_suggestion: Type.Optional(
     Type.String({
       description:
-        'Profile addition, only on an empty page of a `search`: the same search with each word no name holds replaced by the closest word that one does, when that finds something under the same filters. Ask again with it as `search` to see what it finds.',
+        'Profile addition, only when no organization holds every word of a `search` (the page is empty, or holds partial matches only): the same search with each word no name holds replaced by the closest word that one does, when that finds something under the same filters. Ask again with it as `search` to see what it finds.',
       'x-profile-extension': true,
     }),
   ),

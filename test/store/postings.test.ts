@@ -48,6 +48,15 @@ describe('posting lists', () => {
       assert.equal(matches.count, expected.length, JSON.stringify(words));
       assert.deepEqual([...matches.first], expected.slice(0, 1000), JSON.stringify(words));
     }
+    // Partial matches (see matchClauses): for each word, every other word and not that one.
+    for (const words of searches.filter((search) => search.length > 1)) {
+      const holds = (rank: number, tokens: readonly string[]) => tokens.some((token) => sets.get(token)?.has(rank));
+      const clauses = words.map((left, index) => ({ words: words.filter((_, other) => other !== index), excluded: [left] }));
+      const expected = all.filter((rank) => words.filter((tokens) => holds(rank, tokens)).length === words.length - 1);
+      const matches = matcher.matchAny(clauses, lists, 1000);
+      assert.equal(matches.count, expected.length, `partial ${JSON.stringify(words)}`);
+      assert.deepEqual([...matches.first], expected.slice(0, 1000), `partial ${JSON.stringify(words)}`);
+    }
   });
 
   describe('on the real names of Wyoming (about 6,000 organizations)', () => {
@@ -102,11 +111,19 @@ describe('posting lists', () => {
         assert.ok(searches.length > 100, `${searches.length} searches`);
         let many = 0;
         for (const search of searches) {
-          const [expected, actual] = await Promise.all([sqlite, postgres.store].map((store) => store.organizations({ search: [search] }, { first: 1, count: 20 })));
-          // Ids, not bytes: the two builds were made at different times, which each document's last_modified tells.
-          const ids = (page: typeof expected) => ({ total: page!.total, ids: page!.items.map((json) => (JSON.parse(json) as { id: string }).id), suggestion: page!.suggestion });
-          assert.deepEqual(ids(actual), ids(expected), search);
-          if (expected!.total > 100) many++;
+          for (const range of [
+            { first: 1, count: 20 },
+            { first: 15, count: 20 },
+          ]) {
+            const [expected, actual] = await Promise.all([sqlite, postgres.store].map((store) => store.organizations({ search: [search] }, range)));
+            // Ids, not bytes: the two builds were made at different times, which each document's last_modified tells.
+            const ids = (page: typeof expected) => ({ total: page!.total, ids: page!.items.map((json) => (JSON.parse(json) as { id: string }).id), suggestion: page!.suggestion });
+            assert.deepEqual(ids(actual), ids(expected), `${search} from ${range.first}`);
+            if (range.first === 1 && expected!.total > 100) many++;
+          }
+          const facets = [{ kind: 'taxonomy' as const, taxonomy: 'ntee', depth: 1 }];
+          const [expected, actual] = await Promise.all([sqlite, postgres.store].map((store) => store.organizationFacets({ search: [search] }, facets)));
+          assert.deepEqual(actual, expected, `${search} facets`);
         }
         assert.ok(many > 10, `${many} searches with more than 100 matches`);
       });
@@ -121,7 +138,7 @@ function searchesFrom(names: readonly string[]): string[] {
   for (const name of names) for (const { word } of textWords(name)) counts.set(word, (counts.get(word) ?? 0) + 1);
   const common = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([word]) => word);
   const pairs = names.filter((_, index) => index % 97 === 0).map((name) => name.toLowerCase().split(/\s+/).slice(0, 3).join(' '));
-  return [...common.slice(0, 60), ...pairs, 'histor societ', 'commun foundat', 'casper humane socety', 'womens shelter'];
+  return [...common.slice(0, 60), ...pairs, 'histor societ', 'commun foundat', 'casper humane socety', 'womens shelter', 'casper humane society', 'laramie zzyzx county', 'shaltar'];
 }
 
 /** A TCP proxy to PostgreSQL that can stop passing the server's answers on, as a server that hangs would. */

@@ -3,7 +3,8 @@ import { query } from './connection.ts';
 import type { Listing } from '../listing.ts';
 import { queryWords } from '../search-text.ts';
 import type { FacetCount } from '../facets.ts';
-import type { Candidate, SearchQuery } from '../search-query.ts';
+import { matchClauses } from '../search-query.ts';
+import type { Candidate, QueryWord, SearchQuery } from '../search-query.ts';
 import type { SearchWords } from '../store.ts';
 import { readPostingLists } from './postings.ts';
 import type { PostingList } from './postings.ts';
@@ -13,7 +14,13 @@ import type { PostingList } from './postings.ts';
  * `postings`: for an organization search with no other condition, per word the tokens that match
  * it, so that its matches are counted and found from the posting lists (postings.ts).
  */
-export type PgListing = Listing<unknown> & { postings?: string[][] };
+export type PgListing = Listing<unknown> & { postings?: PostingsClause[] };
+
+/** A clause of a search (see matchClauses) as posting lists: per word the tokens that match it, for the words held and those excluded. */
+export interface PostingsClause {
+  words: string[][];
+  excluded: string[][];
+}
 
 /** Items fetched per step when a whole list is streamed. */
 const BATCH = 1000;
@@ -32,9 +39,16 @@ export const textSearch = (search: SearchWords) => {
   return { words, where: 'x.words @@ ?::tsquery', param: tsquery, ranking: 'NOT (x.title @@ ?::tsquery)', rankingParams: [tsquery] };
 };
 
-/** A tsquery for items holding, for every word, one of its alternatives (tokens are quoted lexemes, as above). */
-export const organizationTsquery = (query: SearchQuery): string =>
-  query.words.map(({ alternatives }) => `(${[...alternatives.keys()].map((token) => `'${token}'`).join(' | ')})`).join(' & ');
+const anyAlternative = ({ alternatives }: QueryWord): string => `(${[...alternatives.keys()].map((token) => `'${token}'`).join(' | ')})`;
+
+/** A tsquery for the organizations a query matches: those meeting any of its clauses (see matchClauses; tokens are quoted lexemes, as above). */
+export const organizationTsquery = (query: SearchQuery): string => {
+  const clauses = matchClauses(query).map(({ held, excluded }) => {
+    const all = held.map(anyAlternative).join(' & ');
+    return excluded.length === 0 ? all : `(${all}) & !(${excluded.map(anyAlternative).join(' | ')})`;
+  });
+  return clauses.length === 1 ? clauses[0]! : clauses.map((clause) => `(${clause})`).join(' | ');
+};
 
 export class PgListingRunner {
   private readonly pool: () => pg.Pool;

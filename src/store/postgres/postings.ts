@@ -169,16 +169,37 @@ export class PostingsMatcher {
   private static readonly KEPT = 1 << 22;
 
   /**
-   * The organizations holding, for every word, one of its tokens (`words`; `lists` gives the
-   * tokens' posting lists, a token without one is held by nobody): their count and the first `keep`.
+   * The organizations meeting any of these clauses, which no organization meets two of (see
+   * matchClauses): their count and the first `keep`.
    */
-  match(words: readonly (readonly string[])[], lists: readonly PostingList[], keep: number): Matches {
+  matchAny(clauses: readonly { words: readonly (readonly string[])[]; excluded: readonly (readonly string[])[] }[], lists: readonly PostingList[], keep: number): Matches {
+    if (clauses.length === 1) return this.match(clauses[0]!.words, lists, keep, clauses[0]!.excluded);
+    const each = clauses.map(({ words, excluded }) => this.match(words, lists, keep, excluded));
+    const first = new Int32Array(each.reduce((sum, matches) => sum + matches.first.length, 0));
+    let at = 0;
+    for (const matches of each) {
+      first.set(matches.first, at);
+      at += matches.first.length;
+    }
+    first.sort();
+    return { count: each.reduce((sum, matches) => sum + matches.count, 0), first: first.slice(0, keep) };
+  }
+
+  /**
+   * The organizations holding, for every word, one of its tokens (`words`), and no token of an
+   * `excluded` word; `lists` gives the tokens' posting lists, a token without one is held by nobody.
+   * Returns their count and the first `keep`.
+   */
+  match(words: readonly (readonly string[])[], lists: readonly PostingList[], keep: number, excluded: readonly (readonly string[])[] = []): Matches {
     if (words.length === 0) return { count: 0, first: new Int32Array(0) };
     const byToken = new Map(lists.map((list) => [list.token, list]));
-    const wordLists = words.map((tokens) => [...new Set(tokens)].flatMap((token) => byToken.get(token) ?? []).sort((a, b) => a.organizations - b.organizations));
+    const listsOf = (tokens: readonly string[]) => [...new Set(tokens)].flatMap((token) => byToken.get(token) ?? []).sort((a, b) => a.organizations - b.organizations);
+    const wordLists = words.map(listsOf);
     if (wordLists.some((found) => found.length === 0)) return { count: 0, first: new Int32Array(0) };
-    const sizes = wordLists.map((found) => found.reduce((sum, list) => sum + list.organizations, 0));
-    // Decoded lists, then for each word of several tokens its union, then one scratch union.
+    const excludedLists = listsOf(excluded.flat());
+    const total = (found: readonly PostingList[]) => found.reduce((sum, list) => sum + list.organizations, 0);
+    const sizes = [...wordLists.map(total), total(excludedLists)];
+    // Decoded lists, then for each word of several tokens (and the excluded words) their union, then one scratch union.
     const needed = sizes.reduce((sum, size) => sum + size, 0) * 2 + Math.max(...sizes);
     const space = needed <= this.space.length ? this.space : new Int32Array(needed);
     if (space.length > this.space.length && space.length < PostingsMatcher.KEPT) this.space = space;
@@ -188,28 +209,27 @@ export class PostingsMatcher {
       free += length;
       return at;
     };
-    const decoded = wordLists.map((found) =>
-      found.map((list) => {
+    const scratch = take(Math.max(...sizes));
+    const unionOf = (found: readonly PostingList[]): Int32Array => {
+      const decoded = found.map((list) => {
         const at = take(list.organizations);
         decodeInto(list.postings, list.organizations, space, at);
         return space.subarray(at, at + list.organizations);
-      }),
-    );
-    const scratch = take(Math.max(...sizes));
-    const perWord = decoded.map((found, index) => {
-      if (found.length === 1) return found[0]!;
-      const at = take(sizes[index]!);
+      });
+      if (decoded.length === 1) return decoded[0]!;
+      const at = take(total(found));
       // Smallest first, so that the largest list is copied once; the union ends in `at`.
-      let merged: Int32Array = found[0]!;
-      for (let next = 1; next < found.length; next++) {
-        const into = (found.length - next) % 2 === 1 ? at : scratch;
-        merged = union(merged, found[next]!, space, into);
+      let merged: Int32Array = decoded[0]!;
+      for (let next = 1; next < decoded.length; next++) {
+        const into = (decoded.length - next) % 2 === 1 ? at : scratch;
+        merged = union(merged, decoded[next]!, space, into);
       }
       return merged;
-    });
-    perWord.sort((a, b) => a.length - b.length);
+    };
+    const perWord = wordLists.map(unionOf).sort((a, b) => a.length - b.length);
     let matches: Int32Array = perWord[0]!;
-    for (let next = 1; next < perWord.length && matches.length > 0; next++) matches = intersectInPlace(matches, perWord[next]!);
+    for (let next = 1; next < perWord.length && matches.length > 0; next++) matches = filterInPlace(matches, perWord[next]!, true);
+    if (excludedLists.length > 0 && matches.length > 0) matches = filterInPlace(matches, unionOf(excludedLists), false);
     return { count: matches.length, first: matches.slice(0, keep) };
   }
 }
@@ -241,16 +261,24 @@ function union(a: Int32Array, b: Int32Array, space: Int32Array, at: number): Int
   return space.subarray(at, k);
 }
 
-/** The ranks of `small` that `large` holds too, ascending, written over `small`'s own first places. */
-function intersectInPlace(small: Int32Array, large: Int32Array): Int32Array {
+/**
+ * The ranks of `small` that `large` holds (`held`) or does not hold (not `held`), ascending, written
+ * over `small`'s own first places.
+ */
+function filterInPlace(small: Int32Array, large: Int32Array, held: boolean): Int32Array {
   const smallLength = small.length;
   const largeLength = large.length;
   // Walking both suits lists of like size; galloping through `large` suits a much smaller `small`.
   const gallop = largeLength > smallLength * 16;
   let k = 0;
   let from = 0;
-  for (let i = 0; i < smallLength && from < largeLength; i++) {
+  for (let i = 0; i < smallLength; i++) {
     const rank = small[i]! | 0;
+    if (from >= largeLength) {
+      if (held) break;
+      small[k++] = rank;
+      continue;
+    }
     if (gallop) {
       let step = 1;
       let to = from;
@@ -268,7 +296,7 @@ function intersectInPlace(small: Int32Array, large: Int32Array): Int32Array {
     } else {
       while (from < largeLength && (large[from]! | 0) < rank) from++;
     }
-    if (from < largeLength && (large[from]! | 0) === rank) small[k++] = rank;
+    if ((from < largeLength && (large[from]! | 0) === rank) === held) small[k++] = rank;
   }
   return small.subarray(0, k);
 }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
-import type { Candidate, SearchQuery } from '../search-query.ts';
+import { matchClauses } from '../search-query.ts';
+import type { Candidate, QueryWord, SearchQuery } from '../search-query.ts';
 import { Vocabulary } from '../search-vocabulary.ts';
 import { facetLabels } from '../facets.ts';
 import type { FacetCount, FacetLabels } from '../facets.ts';
@@ -17,7 +18,7 @@ import { PostingsMatcher } from './postings.ts';
 import type { Matches } from './postings.ts';
 import { HISTORY_COLUMNS } from '../sqlite-schema.ts';
 import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
-import type { PgListing } from './listing.ts';
+import type { PgListing, PostingsClause } from './listing.ts';
 
 /** What a generation's store keeps in memory: read once, when the generation is opened. */
 export interface GenerationFacts {
@@ -43,6 +44,8 @@ interface GenerationRow {
   oldest_modified: string | null;
   newest_modified: string | null;
 }
+
+const tokensOf = (word: QueryWord): string[] => [...word.alternatives.keys()];
 
 const listKey = (membership: Pick<Membership, 'table' | 'key'>): string => `${membership.table}:${membership.key}`;
 
@@ -151,20 +154,21 @@ class PostgresBackend implements ListingBackend<unknown> {
   private readonly matching = new Map<string, Promise<Matches>>();
   private readonly matcher = new PostingsMatcher();
 
-  /** The organizations holding, for every word, one of its tokens: how many, and the first RANKED_SEARCH_LIMIT by search rank. */
-  private matches(words: string[][]): Promise<Matches> {
-    const key = JSON.stringify(words);
+  /** The organizations meeting any of a search's clauses: how many, and the first RANKED_SEARCH_LIMIT by search rank. */
+  private matches(clauses: PostingsClause[]): Promise<Matches> {
+    const key = JSON.stringify(clauses);
     let matches = this.matching.get(key);
     if (matches === undefined) {
-      matches = this.readPostings(words).finally(() => this.matching.delete(key));
+      matches = this.readPostings(clauses).finally(() => this.matching.delete(key));
       this.matching.set(key, matches);
     }
     return matches;
   }
 
-  private async readPostings(words: string[][]): Promise<Matches> {
-    const lists = await this.runner.postingLists(this.table(POSTINGS_TABLE), [...new Set(words.flat())]);
-    return this.matcher.match(words, lists, RANKED_SEARCH_LIMIT);
+  private async readPostings(clauses: PostingsClause[]): Promise<Matches> {
+    const tokens = new Set(clauses.flatMap(({ words, excluded }) => [...words.flat(), ...excluded.flat()]));
+    const lists = await this.runner.postingLists(this.table(POSTINGS_TABLE), [...tokens]);
+    return this.matcher.matchAny(clauses, lists, RANKED_SEARCH_LIMIT);
   }
 
   items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
@@ -233,7 +237,10 @@ class PostgresBackend implements ListingBackend<unknown> {
         order: 'x.position',
         position: 'x.organization_position',
         candidates: { rank: 'x.position', names: 'x.names' },
-        postings: isSearchAlone(filter, memberships) && query.words.length > 0 ? query.words.map((word) => [...word.alternatives.keys()]) : undefined,
+        postings:
+          isSearchAlone(filter, memberships) && query.words.length > 0
+            ? matchClauses(query).map(({ held, excluded }) => ({ words: held.map(tokensOf), excluded: excluded.map(tokensOf) }))
+            : undefined,
       };
     }
     const [membership, ...others] = memberships;
