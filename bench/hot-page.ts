@@ -13,7 +13,8 @@
  * round's requests per second and ratios to bare node:http of the same round are printed, with the
  * commit, the load average before and after, and the API's peak RSS. With --latency-data-dir, the
  * API also serves that directory with the response cache off, and wrk at one connection times an
- * uncached page and an organization by id (p50/p99).
+ * uncached page and an organization by id (p50/p99), each beside bare node:http sending the same
+ * answer (the latency this machine gives any server at one connection), in interleaved rounds.
  *
  *   node bench/hot-page.ts --data-dir DIR [--scenarios page,304] [--rounds 3] [--seconds 6]
  *        [--connections 32] [--path /api/hsds/v3/organizations?page=3] [--encoding br]
@@ -92,9 +93,9 @@ async function startApi(name: string, checkout: string, dataDir: string, extra: 
 }
 
 /** The answer's status, headers and body bytes as sent (node:http leaves the body compressed). */
-function record(port: number, headers: Record<string, string>): Promise<RecordedResponse> {
+function record(port: number, headers: Record<string, string>, path = values.path): Promise<RecordedResponse> {
   return new Promise((resolvePromise, reject) => {
-    httpRequest({ host: '127.0.0.1', port, path: values.path, headers }, (response) => {
+    httpRequest({ host: '127.0.0.1', port, path, headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
@@ -245,13 +246,31 @@ try {
     const listing = JSON.parse(await (await fetch(`http://127.0.0.1:${uncached.port}/api/hsds/v3/organizations?per_page=1&page=1000`)).text()) as { total_items: number; contents: { id: string }[] };
     const byId = `/api/hsds/v3/organizations/${listing.contents[0]!.id}`;
     const deepPage = `/api/hsds/v3/organizations?page=${Math.floor(listing.total_items / 20 / 2)}`;
-    console.log(`\nuncached, one connection (wrk -t1 -c1 --latency, ${seconds} s), ${listing.total_items.toLocaleString('en-US')} organizations (${values['latency-data-dir']}):`);
-    console.log('| request | req/s | p50 ms | p99 ms |');
-    console.log('| --- | --- | --- | --- |');
+    console.log(`\nuncached, one connection (wrk -t1 -c1 --latency, ${seconds} s, ${values.rounds} rounds interleaved with bare node:http sending the same answer), ${listing.total_items.toLocaleString('en-US')} organizations (${values['latency-data-dir']}):`);
+    console.log('| request | server | req/s per round | p50 ms per round | p99 ms per round | median p99 ms |');
+    console.log('| --- | --- | --- | --- | --- | --- |');
+    const headers = { 'accept-encoding': values.encoding! };
     for (const path of [deepPage, byId]) {
-      await wrk(uncached.port, 2, { 'accept-encoding': values.encoding! }, { connections: '1', path });
-      const { rate, p50, p99 } = await wrk(uncached.port, seconds, { 'accept-encoding': values.encoding! }, { connections: '1', path, latency: true });
-      console.log(`| GET ${path} | ${Math.round(rate).toLocaleString('en-US')} | ${p50?.toFixed(3)} | ${p99?.toFixed(3)} |`);
+      const directory = mkdtempSync(join(tmpdir(), 'hot-page-'));
+      writeFileSync(join(directory, 'response.json'), JSON.stringify(await record(uncached.port, headers, path)));
+      const bare: Target = { name: 'bare node:http', port: nextPort, process: await start(process.execPath, ['bench/lib/baseline-server.ts', join(directory, 'response.json'), String(nextPort++)], REPO, /ready/) };
+      started.push(bare);
+      const runs = new Map<Target, { rate: number; p50?: number; p99?: number }[]>([
+        [uncached, []],
+        [bare, []],
+      ]);
+      for (const target of runs.keys()) await wrk(target.port, 2, headers, { connections: '1', path });
+      for (let round = 0; round < Number(values.rounds); round++) {
+        const order = round % 2 === 0 ? [...runs.keys()] : [...runs.keys()].reverse();
+        for (const target of order) runs.get(target)!.push(await wrk(target.port, seconds, headers, { connections: '1', path, latency: true }));
+      }
+      bare.process.kill();
+      for (const [target, results] of runs) {
+        const each = (pick: (result: (typeof results)[number]) => number | undefined, digits: number) => results.map((result) => pick(result)?.toFixed(digits)).join(', ');
+        console.log(
+          `| GET ${path} | ${target === uncached ? 'this API' : target.name} | ${each((result) => result.rate, 0)} | ${each((result) => result.p50, 3)} | ${each((result) => result.p99, 3)} | ${median(results.map((result) => result.p99 ?? Infinity)).toFixed(3)} |`,
+        );
+      }
     }
     console.log(`peak RSS of the uncached API: ${peakRss(uncached.process.pid!).toFixed(0)} MiB`);
   }

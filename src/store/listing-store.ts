@@ -3,7 +3,7 @@ import { labelled, TAX_STATUS_FACET, termFacet } from './facets.ts';
 import type { FacetCount, FacetLabels, FacetRequest, Facets } from './facets.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
-import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, queriesLeavingOneOut, rankCandidates, suggestedSearches } from './search-query.ts';
+import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, suggestedSearches } from './search-query.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import type { Vocabulary } from './search-vocabulary.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
@@ -210,9 +210,7 @@ export class ListingStore<Param> implements Store {
     const { query, total } = await this.fullMatches(filter, memberships);
     const partial = total < PARTIAL_MATCHES_BELOW ? partialMatches(query) : undefined;
     if (partial === undefined) return { query, total };
-    // Those holding every word but one are the partial matches lacking that word and the full matches.
-    const holding = await Promise.all(queriesLeavingOneOut(partial).map((other) => this.backend.count(this.backend.organizationListing(filter, memberships, {}, other))));
-    const partialTotal = holding.reduce((sum, count) => sum + count - total, 0);
+    const partialTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, partial));
     return partialTotal === 0 ? { query, total } : { query, total, partial: { query: partial, total: partialTotal } };
   }
 
@@ -314,16 +312,17 @@ export class ListingStore<Param> implements Store {
     if (range.first > total) return { total, items: [], ...suggested };
     const start = range.first - 1;
     const end = start + range.count;
-    const items: string[] = [];
+    const reads: Promise<string[]>[] = [];
     let before = 0;
     for (const part of parts) {
       if (before >= end) break;
       const partStart = Math.max(start - before, 0);
       const partEnd = Math.min(end - before, part.total);
-      if (partStart < partEnd) items.push(...(await this.partItems(part, partStart, partEnd)));
+      // The parts a page spans are read at once.
+      if (partStart < partEnd) reads.push(this.partItems(part, partStart, partEnd));
       before += part.total;
     }
-    return { total, items, ...suggested };
+    return { total, items: (await Promise.all(reads)).flat(), ...suggested };
   }
 
   /**

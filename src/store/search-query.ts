@@ -15,7 +15,7 @@ import type { SearchWords } from './store.ts';
  * A search that matches nothing so is made again with words of 3 and 4 letters corrected too, one
  * edit away, as long words are (`fod bank` finds food banks): ListingStore answers with that when it
  * matches. When a search of several words matches few organizations, those holding all its words but
- * one follow (partialMatches). A search's total counts every organization it answers with.
+ * one common word follow (partialMatches). A search's total counts every organization it answers with.
  */
 
 export const FUZZY_MIN_LENGTH = 5;
@@ -43,8 +43,8 @@ export interface QueryWord {
 
 export interface SearchQuery {
   words: QueryWord[];
-  /** The search's partial matches (see partialMatches) rather than its full matches. */
-  partial: boolean;
+  /** For the search's partial matches (see partialMatches): the indexes of the words a match may lack, one of them. Empty for its full matches. */
+  mayLack: number[];
   /**
    * About how many organizations match, from the vocabulary: for each word, the organizations whose
    * names hold it or an alternative (the same word in another form, or in a description only, is
@@ -87,24 +87,34 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, s
     estimatedMatches = Math.min(estimatedMatches, holding);
     return { word, token, alternatives, phrase: phrase?.filter((part) => !STOP_WORDS.has(part)).map(stem), held: holding };
   });
-  return { words, partial: false, estimatedMatches: Number.isFinite(estimatedMatches) ? estimatedMatches : 0 };
+  return { words, mayLack: [], estimatedMatches: Number.isFinite(estimatedMatches) ? estimatedMatches : 0 };
 }
 
 /**
  * A search of several words that fewer than this many organizations match goes on with its partial
- * matches (see partialMatches): `adult literacy` (5 matches in the bundled data) then lists other
- * literacy programs. A search that many match is answered by its full matches alone.
+ * matches (see partialMatches): `refugee services` (11 matches in the bundled data) then lists other
+ * refugee programs. A search that many match is answered by its full matches alone.
  */
 export const PARTIAL_MATCHES_BELOW = 20;
 
 /**
- * The partial matches of a search of several words: the organizations holding every word but one.
- * None of them is a full match. They are ranked as full matches are (rankCandidates), the word a
- * name lacks aside.
+ * A word of a search held by this many times as many organizations as its rarest word says little
+ * about what is searched for (`services` in `refugee services`).
+ */
+const COMMON_WORD_RATIO = 4;
+
+/**
+ * The partial matches of a search of several words: the organizations holding every word but one of
+ * its common words (COMMON_WORD_RATIO), or when it has none, every word but any one (`adult
+ * literacy`: organizations named for literacy, or for adults). None of them is a full match. They
+ * are ranked as full matches are (rankCandidates), the word a name lacks aside.
  */
 export function partialMatches(query: SearchQuery): SearchQuery | undefined {
-  if (query.words.length < 2 || query.partial) return undefined;
-  return { ...query, partial: true, estimatedMatches: Math.max(...query.words.map((word) => word.held)) };
+  if (query.words.length < 2 || query.mayLack.length > 0) return undefined;
+  const rarest = Math.max(1, Math.min(...query.words.map((word) => word.held)));
+  const common = query.words.flatMap((word, index) => (word.held >= rarest * COMMON_WORD_RATIO ? [index] : []));
+  const mayLack = common.length > 0 ? common : query.words.map((_, index) => index);
+  return { ...query, mayLack, estimatedMatches: Math.max(...query.words.map((word) => word.held)) };
 }
 
 /** A condition on the words a match holds: every word of `held`, and none of `excluded` (each through any of its alternatives). */
@@ -115,22 +125,18 @@ export interface MatchClause {
 
 /**
  * A query's matches are those of any of these clauses, which no organization meets two of: for full
- * matches, every word; for partial matches, for each word, every other word and not that one.
+ * matches, every word; for partial matches, for each word they may lack, every other word and not that one.
  */
 export function matchClauses(query: SearchQuery): MatchClause[] {
-  if (!query.partial) return [{ held: query.words, excluded: [] }];
-  return query.words.map((word, index) => ({ held: query.words.filter((_, other) => other !== index), excluded: [word] }));
+  if (query.mayLack.length === 0) return [{ held: query.words, excluded: [] }];
+  return query.mayLack.map((lacked) => ({ held: query.words.filter((_, other) => other !== lacked), excluded: [query.words[lacked]!] }));
 }
-
-/** For each word of a partial query, the full query of every other word: their matches are its partial matches and its full matches. */
-export const queriesLeavingOneOut = (query: SearchQuery): SearchQuery[] =>
-  matchClauses(query).map(({ held }) => ({ words: held, partial: false, estimatedMatches: Math.min(...held.map((word) => word.held)) }));
 
 /**
  * A search of one token and no alternative: its total is a stored count (see filter-plan.ts).
  */
 export const singleToken = (query: SearchQuery): string | undefined =>
-  query.words.length === 1 && query.words[0]!.alternatives.size === 1 && !query.partial ? query.words[0]!.token : undefined;
+  query.words.length === 1 && query.words[0]!.alternatives.size === 1 && query.mayLack.length === 0 ? query.words[0]!.token : undefined;
 
 /**
  * A matched organization's ranking facts: `names` is its name's words (as search-text.ts reads them,
@@ -152,8 +158,6 @@ interface NameMatch {
   extra: number;
   /** Words searched for that the name holds only in another form of the word (veteran for veterans). */
   inflected: number;
-  /** For a partial match: the index of the word searched for that the name lacks. */
-  lacks?: number;
 }
 
 function matchName(words: readonly string[], query: SearchQuery): NameMatch | undefined {
@@ -164,8 +168,7 @@ function matchName(words: readonly string[], query: SearchQuery): NameMatch | un
   let together = true;
   let atStart = true;
   let last = -1;
-  // A partial match's name may lack one word; the words it holds are then matched as a search of them would be.
-  let mayLack = query.partial ? 1 : 0;
+  // A partial match's name may lack one of the words it may lack; the words it holds are then matched as a search of them would be.
   let lacks: number | undefined;
   let held = 0;
   for (let index = 0; index < query.words.length; index++) {
@@ -181,7 +184,7 @@ function matchName(words: readonly string[], query: SearchQuery): NameMatch | un
       }
     }
     if (found < 0) {
-      if (mayLack-- === 0) return undefined;
+      if (lacks !== undefined || !query.mayLack.includes(index)) return undefined;
       lacks = index;
       continue;
     }
@@ -195,20 +198,7 @@ function matchName(words: readonly string[], query: SearchQuery): NameMatch | un
   }
   const extra = tokens.length - held;
   const order = extra <= 0 ? (atStart ? 0 : 1) : atStart ? 2 : inOrder ? (together ? 3 : 4) : 5;
-  return { cost, order, extra: Math.max(extra, 0), inflected, ...(lacks === undefined ? {} : { lacks }) };
-}
-
-/**
- * A word of a search held by this many times as many organizations as its rarest word says little
- * about what is searched for (`services` in `refugee services`): partial matches lacking it rank
- * ahead of those lacking a rarer word.
- */
-const COMMON_WORD_RATIO = 4;
-
-/** The indexes of a search's common words (see COMMON_WORD_RATIO). */
-function commonWords(query: SearchQuery): Set<number> {
-  const rarest = Math.min(...query.words.map((word) => word.held));
-  return new Set(query.words.flatMap((word, index) => (word.held >= Math.max(rarest, 1) * COMMON_WORD_RATIO ? [index] : [])));
+  return { cost, order, extra: Math.max(extra, 0), inflected };
 }
 
 /** Ranking of a match whose names do not hold every word (it matched in its other text): after every name match. */
@@ -243,8 +233,7 @@ export type TermSize = (term: number) => number;
  * classified under what the search is about (a term whose name holds the words, or the search's
  * category: see CATEGORY_SHARE), then fewest other words in the name, then the words' order (the exact
  * name, then the words in another order, then names starting with them, then holding them together in order, then in order, then
- * anywhere), then list position. Partial matches are ranked alike on the words their names hold,
- * those lacking a common word (see COMMON_WORD_RATIO) first.
+ * anywhere), then list position. Partial matches are ranked alike on the words their names hold.
  */
 export function rankCandidates(candidates: Candidate[], query: SearchQuery, termSize: TermSize): Candidate[] {
   const matched = candidates.map((candidate) => {
@@ -258,16 +247,13 @@ export function rankCandidates(candidates: Candidate[], query: SearchQuery, term
     matched.filter((match) => match.field !== Field.neither).map((match) => match.terms),
     termSize,
   );
-  const common = query.partial ? commonWords(query) : new Set<number>();
   // One number per match, its parts in order of weight, so that the sort compares numbers only.
   const keys = matched.map(({ candidate, field, best, topics, terms }) => {
-    // Of partial matches, a name lacking a common word first; one that matched in other text only is last anyway.
-    const lacksRarerWord = !query.partial || (best.lacks !== undefined && common.has(best.lacks)) ? 0 : 1;
     const topic = topicMatch(topics, query, category !== undefined && terms.includes(category));
     const cost = Math.min(Math.round(best.cost * COST_STEPS), MAX_COST);
     const extra = Math.min(best.extra, MAX_EXTRA);
     const inflected = Math.min(best.inflected, MAX_INFLECTED);
-    const coarse = ((((((lacksRarerWord * (MAX_COST + 1) + cost) * 3 + field) * (MAX_INFLECTED + 1) + inflected) * 2 + Number(extra > 0)) * 4 + topic) * (MAX_EXTRA + 1) + extra) * 10 + best.order;
+    const coarse = (((((cost * 3 + field) * (MAX_INFLECTED + 1) + inflected) * 2 + Number(extra > 0)) * 4 + topic) * (MAX_EXTRA + 1) + extra) * 10 + best.order;
     return coarse * POSITIONS + candidate.position;
   });
   const order = matched.map((_, index) => index).sort((a, b) => keys[a]! - keys[b]!);

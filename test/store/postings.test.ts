@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { decodePostings, encodePostings, PostingsMatcher, postingRows } from '../../src/store/postgres/postings.ts';
+import { decodePostings, encodePostings, PostingListCache, PostingsMatcher, postingRows } from '../../src/store/postgres/postings.ts';
+import type { PostingList } from '../../src/store/postgres/postings.ts';
 import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
 import { PostgresStores } from '../../src/store/postgres/live.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
@@ -170,6 +171,36 @@ async function stallingProxy(target: URL): Promise<{ url: string; stall: () => v
   };
 }
 
+describe('posting lists kept', () => {
+  const list = (token: string, bytes: number): PostingList => ({ token, organizations: 1, postings: Buffer.alloc(bytes, 1) });
+  it('are read once per token, shared by searches that ask at once, dropped least recently used first, and not kept when the reading fails', async () => {
+    const reads: string[][] = [];
+    let fail = false;
+    const cache = new PostingListCache(3000, async (tokens) => {
+      reads.push([...tokens]);
+      await new Promise((resolve) => setImmediate(resolve));
+      if (fail) throw new Error('unreachable');
+      return tokens.filter((token) => token !== 'none').map((token) => list(token, 1000));
+    });
+    const [first, second] = await Promise.all([cache.get(['a', 'b']), cache.get(['b', 'none'])]);
+    assert.deepEqual(first.map((found) => found.token), ['a', 'b']);
+    assert.deepEqual(second.map((found) => found.token), ['b']);
+    assert.deepEqual(reads, [['a', 'b'], ['none']], 'b was being read: the second search waited for it');
+    await cache.get(['a']);
+    assert.equal(reads.length, 2, 'kept');
+    await cache.get(['c']);
+    // a, b and c (1,064 bytes each) exceed 3,000: b, the least recently used, was dropped.
+    await cache.get(['a', 'c']);
+    assert.equal(reads.length, 3);
+    await cache.get(['b']);
+    assert.deepEqual(reads.at(-1), ['b']);
+    fail = true;
+    await assert.rejects(cache.get(['d']));
+    fail = false;
+    assert.deepEqual((await cache.get(['d'])).map((found) => found.token), ['d'], 'read again after a failure');
+  });
+});
+
 describe('reading posting lists from a PostgreSQL that stops answering', postgresSuite, () => {
   it('gives up within the query timeout, as StoreUnavailable (a 503), instead of holding the request', async () => {
     const database = await temporaryDatabase();
@@ -178,11 +209,12 @@ describe('reading posting lists from a PostgreSQL that stops answering', postgre
     try {
       await publishToPostgres(fixtureDataset(), { url: database.url, migrate: true });
       await waitFor(() => stores.generation !== undefined, 10_000, 'the published generation');
-      const search = () => stores.acquire().store.organizations({ search: ['shelter'] }, { first: 1, count: 5 });
-      assert.equal((await search()).total, 2);
+      const search = (word: string) => stores.acquire().store.organizations({ search: [word] }, { first: 1, count: 5 });
+      assert.equal((await search('shelter')).total, 2);
       proxy.stall();
       const started = performance.now();
-      await assert.rejects(search(), StoreUnavailable);
+      // A word not searched before: its posting list is not kept, and must be read.
+      await assert.rejects(search('clinic'), StoreUnavailable);
       // A statement timeout of 300 ms: a query, or the COPY of posting lists, is given up on 1,300 ms after it was sent.
       assert.ok(performance.now() - started < 5000, `${performance.now() - started} ms`);
     } finally {

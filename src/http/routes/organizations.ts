@@ -63,7 +63,7 @@ async function facetRequestsOf(store: Store, requests: readonly FacetRequest[] |
 export const organizationParameters = {
   search: searchParameter(
     '`name`, `alternate_name` and `description`',
-    'best matches of the name first (see the profile: an exact name, then the words as typed, organizations classified under what was searched for, fewest other words, word order); when fewer than 20 organizations have every word, those having every word but one follow them, ranked alike',
+    'best matches of the name first (see the profile: an exact name, then the words as typed, organizations classified under what was searched for, fewest other words, word order); when fewer than 20 organizations have every word, those having every word but one of its common words follow them, ranked alike',
   ),
   taxonomy_term_id: textParameter(300, `Only organizations tagged with this term (exactly this term, as listed in their \`classifications\`). ${TERM_REFERENCE}`, [
     'ntee:P20',

@@ -130,6 +130,73 @@ export async function readPostingLists(pool: pg.Pool, table: string, tokens: rea
   }
 }
 
+/**
+ * Posting lists read before, by token, up to `budget` bytes, the least recently used dropped first:
+ * a generation's lists never change, and one search asks for the same tokens more than once (its
+ * full and its partial matches), as the next searches often do (common words).
+ */
+export class PostingListCache {
+  private readonly lists = new Map<string, PostingList | null>();
+  private readonly reading = new Map<string, Promise<unknown>>();
+  private bytes = 0;
+  private readonly budget: number;
+  private readonly read: (tokens: readonly string[]) => Promise<PostingList[]>;
+
+  constructor(budget: number, read: (tokens: readonly string[]) => Promise<PostingList[]>) {
+    this.budget = budget;
+    this.read = read;
+  }
+
+  /** The lists of these tokens (a token no organization holds has none), reading those not kept in one go. */
+  async get(tokens: readonly string[]): Promise<PostingList[]> {
+    const found = new Map<string, PostingList | null>();
+    const missing = tokens.filter((token) => !this.lists.has(token) && !this.reading.has(token));
+    if (missing.length > 0) {
+      const read = this.read(missing).then((lists) => {
+        const byToken = new Map(lists.map((list) => [list.token, list]));
+        for (const token of missing) {
+          const list = byToken.get(token) ?? null;
+          found.set(token, list);
+          this.keep(token, list);
+        }
+      });
+      for (const token of missing) this.reading.set(token, read);
+      void read.catch(() => {}).finally(() => missing.forEach((token) => this.reading.get(token) === read && this.reading.delete(token)));
+    }
+    await Promise.all([...new Set(tokens.map((token) => this.reading.get(token)).filter((read) => read !== undefined))]);
+    const again: string[] = [];
+    for (const token of tokens) {
+      if (found.has(token)) continue;
+      const list = this.lists.get(token);
+      if (list === undefined) again.push(token);
+      else {
+        // Used again: it becomes the most recently used.
+        this.lists.delete(token);
+        this.lists.set(token, list);
+        found.set(token, list);
+      }
+    }
+    // Dropped while another search was reading it: read for this search alone.
+    if (again.length > 0) for (const list of await this.read(again)) found.set(list.token, list);
+    return [...found.values()].filter((list) => list !== null);
+  }
+
+  private keep(token: string, list: PostingList | null): void {
+    const size = listBytes(token, list);
+    if (size > this.budget) return;
+    // Its own copy: the list is a slice of the whole COPY's buffer, which it would otherwise keep alive.
+    this.lists.set(token, list === null ? null : { ...list, postings: Buffer.from(list.postings) });
+    this.bytes += size;
+    for (const [oldest, dropped] of this.lists) {
+      if (this.bytes <= this.budget) break;
+      this.lists.delete(oldest);
+      this.bytes -= listBytes(oldest, dropped);
+    }
+  }
+}
+
+const listBytes = (token: string, list: PostingList | null): number => token.length + (list?.postings.length ?? 0) + 64;
+
 /** The rows of a binary COPY of (text, integer, bytea): a signature, flags and an extension, then per row its field count and each field's length and bytes. */
 function binaryCopyRows(data: Buffer): PostingList[] {
   let at = 11 + 4;

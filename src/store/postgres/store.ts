@@ -14,7 +14,7 @@ import { RANKED_SEARCH_LIMIT } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 import { query } from './connection.ts';
 import { GENERATION_FORMAT, generationSchema, POSTINGS_TABLE } from './generation-schema.ts';
-import { PostingsMatcher } from './postings.ts';
+import { PostingListCache, PostingsMatcher } from './postings.ts';
 import type { Matches } from './postings.ts';
 import { HISTORY_COLUMNS } from '../sqlite-schema.ts';
 import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
@@ -44,6 +44,11 @@ interface GenerationRow {
   oldest_modified: string | null;
   newest_modified: string | null;
 }
+
+/** Searches whose matches are kept (a count and the first RANKED_SEARCH_LIMIT ranks each: 4 KB). */
+const MATCHES_KEPT = 64;
+/** Bytes of posting lists kept per generation: all of them at 326,224 organizations (7.6 MB), about half at 2,000,000 (32 MB). */
+const POSTING_LISTS_KEPT = 16 * 1024 * 1024;
 
 const tokensOf = (word: QueryWord): string[] => [...word.alternatives.keys()];
 
@@ -150,25 +155,31 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.runner.count(listing);
   }
 
-  /** Searches being matched from the posting lists, by their tokens: a page's count and its first matches ask at once. */
+  /**
+   * Searches matched from the posting lists, by their clauses, the latest MATCHES_KEPT: a page's
+   * count and its first matches ask for the same one, at once or one after the other.
+   */
   private readonly matching = new Map<string, Promise<Matches>>();
   private readonly matcher = new PostingsMatcher();
+  private readonly postingLists = new PostingListCache(POSTING_LISTS_KEPT, (tokens) => this.runner.postingLists(this.table(POSTINGS_TABLE), tokens));
 
   /** The organizations meeting any of a search's clauses: how many, and the first RANKED_SEARCH_LIMIT by search rank. */
   private matches(clauses: PostingsClause[]): Promise<Matches> {
     const key = JSON.stringify(clauses);
     let matches = this.matching.get(key);
     if (matches === undefined) {
-      matches = this.readPostings(clauses).finally(() => this.matching.delete(key));
+      matches = this.readPostings(clauses);
+      // A failed reading is not kept: the next search reads again.
+      matches.catch(() => this.matching.get(key) === matches && this.matching.delete(key));
       this.matching.set(key, matches);
+      if (this.matching.size > MATCHES_KEPT) this.matching.delete(this.matching.keys().next().value!);
     }
     return matches;
   }
 
   private async readPostings(clauses: PostingsClause[]): Promise<Matches> {
     const tokens = new Set(clauses.flatMap(({ words, excluded }) => [...words.flat(), ...excluded.flat()]));
-    const lists = await this.runner.postingLists(this.table(POSTINGS_TABLE), [...tokens]);
-    return this.matcher.matchAny(clauses, lists, RANKED_SEARCH_LIMIT);
+    return this.matcher.matchAny(clauses, await this.postingLists.get([...tokens]), RANKED_SEARCH_LIMIT);
   }
 
   items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
