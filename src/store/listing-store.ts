@@ -92,7 +92,7 @@ function sumCounts(lists: readonly FacetCount[][]): FacetCount[] {
   return [...sums.values()];
 }
 
-/** One part of what an organization search matches: its full matches, or one kind of its partial matches. */
+/** One part of what an organization search matches: its full matches, or its partial matches. */
 interface SearchPart<Param> {
   listing: Listing<Param>;
   total: number;
