@@ -50,6 +50,11 @@ export const PATHS = [
   '/organizations?search=shelt',
   '/organizations?search=sheltr',
   '/organizations?search=shelter&facets=colors,things:2,tax_status',
+  // No name holds both words: partial matches, under a filter too, with facets, streamed.
+  '/organizations?search=shelter+clinic',
+  '/organizations?search=shelter+clinic&taxonomy_term_id=colors:red',
+  '/organizations?search=shelter+clinic&facets=colors,tax_status&per_page=3&page=2',
+  '/organizations?format=ndjson&search=shelter+clinic',
   '/organizations?facets=colors:1,tax_status',
   '/organizations?taxonomy_term_id=colors:red&facets=colors',
   '/organizations?tax_status=501c3',
