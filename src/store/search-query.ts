@@ -168,8 +168,8 @@ function matchName(words: readonly string[], query: SearchQuery): NameMatch | un
   let together = true;
   let atStart = true;
   let last = -1;
-  // A partial match's name may lack one of the words it may lack; the words it holds are then matched as a search of them would be.
-  let lacks: number | undefined;
+  // A partial match's name may lack one word of `mayLack`; the words it holds are ranked as a search of them would be.
+  let lacksOne = false;
   let held = 0;
   for (let index = 0; index < query.words.length; index++) {
     const { word, alternatives } = query.words[index]!;
@@ -184,8 +184,8 @@ function matchName(words: readonly string[], query: SearchQuery): NameMatch | un
       }
     }
     if (found < 0) {
-      if (lacks !== undefined || !query.mayLack.includes(index)) return undefined;
-      lacks = index;
+      if (lacksOne || !query.mayLack.includes(index)) return undefined;
+      lacksOne = true;
       continue;
     }
     cost += foundCost;
