@@ -1,9 +1,9 @@
-import { findTaxonomyRow, findTermRow, isSearchAlone, membershipsOf, searchesNothing, simplifiedFilter } from './filter-plan.ts';
+import { findTaxonomyRow, findTermRow, membershipsOf, searchesNothing, simplifiedFilter } from './filter-plan.ts';
 import { labelled, TAX_STATUS_FACET, termFacet } from './facets.ts';
 import type { FacetCount, FacetLabels, FacetRequest, Facets } from './facets.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
-import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, suggestedSearches } from './search-query.ts';
+import { OrganizationSearch } from './organization-search.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import type { Vocabulary } from './search-vocabulary.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
@@ -79,55 +79,14 @@ export interface ListingBackend<Param> {
 
 const EMPTY: Page = { total: 0, items: [] };
 
-/** Facet counts of lists that share no organization, added up per facet value. */
-function sumCounts(lists: readonly FacetCount[][]): FacetCount[] {
-  if (lists.length === 1) return lists[0]!;
-  const sums = new Map<string, FacetCount>();
-  for (const count of lists.flat()) {
-    const key = `${count.facet}:${count.value}`;
-    const sum = sums.get(key);
-    if (sum === undefined) sums.set(key, { ...count });
-    else sum.count = Number(sum.count) + Number(count.count);
-  }
-  return [...sums.values()];
-}
-
-/** One part of what an organization search matches: its full matches, or its partial matches. */
-interface SearchPart<Param> {
-  listing: Listing<Param>;
-  total: number;
-  /** The first RANKED_SEARCH_LIMIT matches, ranked. */
-  window(): Promise<Candidate[]>;
-}
-
-/** What an organization search matches (see ListingStore.searchMatches): parts served one after another, none sharing an organization. */
-interface SearchMatches<Param> {
-  parts: SearchPart<Param>[];
-  total: number;
-}
-
-/** Which query answers a search, how many it matches, and its partial matches (see partialMatches), if it has any served. */
-interface SearchDecision {
-  query: SearchQuery;
-  total: number;
-  partial?: { query: SearchQuery; total: number };
-}
-
-/** Searches whose words are kept made (see ListingStore.query); the oldest goes first. */
-const QUERIES_KEPT = 256;
-
-/** Items per batch when a ranked search is streamed. */
-const BATCH = 256;
-
 /** A Store over one published dataset of any backend (see ListingBackend). */
 export class ListingStore<Param> implements Store {
   private readonly backend: ListingBackend<Param>;
-  private readonly queries = new Map<string, SearchQuery>();
-  /** Search decisions under way (see searchDecision), by filter and membership lists. */
-  private readonly decisions = new Map<string, Promise<SearchDecision>>();
+  private readonly search: OrganizationSearch<Param>;
 
   constructor(backend: ListingBackend<Param>) {
     this.backend = backend;
+    this.search = new OrganizationSearch(backend);
   }
 
   private async page(listing: Listing<Param> | undefined, range: PositionRange): Promise<Page> {
@@ -158,71 +117,7 @@ export class ListingStore<Param> implements Store {
       return this.backend.organizationsByPosition(memberships[0], view, range);
     }
     if (simple.search === undefined) return this.page(this.backend.organizationListing(simple, memberships, view), range);
-    return this.searchPage(await this.searchMatches(simple, memberships, view, range.first <= RANKED_SEARCH_LIMIT), simple, range);
-  }
-
-  /**
-   * A search's parts and total: its full matches as typed, or when that matches nothing and
-   * correcting its short words too matches something, that (see organizationQuery); then its partial
-   * matches, when the full matches are few.
-   */
-  private async searchMatches(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, ranked = false): Promise<SearchMatches<Param>> {
-    const typed = this.query(filter)!;
-    const typedListing = this.backend.organizationListing(filter, memberships, view, typed);
-    // Searched alone, the vocabulary tells closely enough how many match to choose how the matches
-    // are read: the ranked window is read while they are counted.
-    const early = ranked && isSearchAlone(filter, memberships) ? this.rankedWindow(typedListing, typed, typed.estimatedMatches) : undefined;
-    early?.catch(() => {});
-    const { query, total, partial } = await this.searchDecision(filter, memberships);
-    const full = this.searchPart(filter, memberships, view, { query, total }, query === typed ? { listing: typedListing, window: early } : undefined);
-    const parts = partial === undefined ? [full] : [full, this.searchPart(filter, memberships, view, partial)];
-    return { parts, total: parts.reduce((sum, part) => sum + part.total, 0) };
-  }
-
-  /** A part of a search's matches; `made`: its listing already made, and its window if already being read. */
-  private searchPart(
-    filter: OrganizationFilter,
-    memberships: readonly Membership[],
-    view: OrganizationView,
-    { query, total }: { query: SearchQuery; total: number },
-    made?: { listing: Listing<Param>; window?: Promise<Candidate[]> },
-  ): SearchPart<Param> {
-    const listing = made?.listing ?? this.backend.organizationListing(filter, memberships, view, query);
-    if (total === 0) return { listing, total, window: async () => [] };
-    return { listing, total, window: () => made?.window ?? this.rankedWindow(listing, query, total) };
-  }
-
-  /**
-   * Which query answers a search (as typed, or with its short words corrected) and how many it
-   * matches. A page and its facets ask at once: they share one decision, made once.
-   */
-  private searchDecision(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<SearchDecision> {
-    const key = JSON.stringify([filter, memberships]);
-    let decision = this.decisions.get(key);
-    if (decision === undefined) {
-      decision = this.decide(filter, memberships).finally(() => this.decisions.delete(key));
-      this.decisions.set(key, decision);
-    }
-    return decision;
-  }
-
-  private async decide(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<SearchDecision> {
-    const { query, total } = await this.fullMatches(filter, memberships);
-    const partial = total < PARTIAL_MATCHES_BELOW ? partialMatches(query) : undefined;
-    if (partial === undefined) return { query, total };
-    const partialTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, partial));
-    return partialTotal === 0 ? { query, total } : { query, total, partial: { query: partial, total: partialTotal } };
-  }
-
-  /** The query of a search's full matches, and how many there are. */
-  private async fullMatches(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<{ query: SearchQuery; total: number }> {
-    const typed = this.query(filter)!;
-    const total = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, typed));
-    if (total > 0) return { query: typed, total };
-    const lenient = this.query(filter, true)!;
-    if (lenient.words.every((word, index) => word.alternatives.size === typed.words[index]!.alternatives.size)) return { query: typed, total };
-    const lenientTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, lenient));
-    return lenientTotal > 0 ? { query: lenient, total: lenientTotal } : { query: typed, total };
+    return this.search.page(simple, memberships, view, range);
   }
 
   async *allOrganizations(filter: OrganizationFilter, view: OrganizationView = {}): Batches {
@@ -234,19 +129,7 @@ export class ListingStore<Param> implements Store {
       yield* this.backend.all(this.backend.organizationListing(simple, memberships, view), false);
       return;
     }
-    for (const { listing, window: ranked } of (await this.searchMatches(simple, memberships, view, true)).parts) {
-      const window = await ranked();
-      for (let start = 0; start < window.length; start += BATCH) yield await this.backend.jsonOf(listing, window.slice(start, start + BATCH).map((candidate) => candidate.position));
-      if (window.length === RANKED_SEARCH_LIMIT) {
-        const lastRank = Math.max(...window.map((candidate) => candidate.rank));
-        yield* this.backend.all({ ...listing, where: [...listing.where, `${listing.order} > ?`], params: [...listing.params, lastRank as Param] }, false);
-      }
-    }
-  }
-
-  /** The first RANKED_SEARCH_LIMIT matches of a search in list order (fewest name words first), ranked. */
-  private async rankedWindow(listing: Listing<Param>, query: SearchQuery, matches: number): Promise<Candidate[]> {
-    return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, matches), query, (term) => this.backend.termSize(term));
+    yield* this.search.all(simple, memberships, view);
   }
 
   private membershipsOf(filter: OrganizationFilter) {
@@ -275,82 +158,11 @@ export class ListingStore<Param> implements Store {
       const unfiltered = simple.search === undefined && simple.modifiedSince === undefined && memberships.length === 0;
       if (unfiltered) counts = await this.backend.facetCounts(undefined, facetsAsked);
       else if (simple.search === undefined) counts = await this.backend.facetCounts(this.backend.organizationListing(simple, memberships, {}), facetsAsked);
-      else {
-        // The parts of a search share no organization: their counts add up.
-        const parts = (await this.searchMatches(simple, memberships, {})).parts.filter((part) => part.total > 0);
-        counts = sumCounts(await Promise.all(parts.map((part) => this.backend.facetCounts(part.listing, facetsAsked))));
-      }
+      else counts = await this.search.facetCounts(simple, memberships, facetsAsked);
     }
     const facets: Facets = {};
     for (const { name, facet, request } of asked) facets[name] = labelled(this.backend.facetLabels, request, counts.filter((count) => count.facet === facet));
     return facets;
-  }
-
-  /**
-   * The search's words and alternatives, kept per text: a page with facets asks for both from one
-   * request, and correcting a long word reads the vocabulary for milliseconds.
-   */
-  private query(filter: OrganizationFilter, shortWords = false): SearchQuery | undefined {
-    if (filter.search === undefined) return undefined;
-    const key = `${shortWords ? 'short words ' : ''}\t${filter.search.join(' ')}`;
-    let query = this.queries.get(key);
-    if (query === undefined) {
-      if (this.queries.size >= QUERIES_KEPT) this.queries.delete(this.queries.keys().next().value!);
-      query = organizationQuery(filter.search, this.backend.vocabulary, shortWords);
-      this.queries.set(key, query);
-    }
-    return query;
-  }
-
-  /**
-   * A page of an organization search: its parts one after another (searchMatches). When no
-   * organization holds every word, the page may carry the closest spelling that does.
-   */
-  private async searchPage({ parts, total }: SearchMatches<Param>, filter: OrganizationFilter, range: PositionRange): Promise<Page> {
-    const suggestion = parts[0]!.total === 0 ? await this.suggestion(filter) : undefined;
-    const suggested = suggestion === undefined ? {} : { suggestion };
-    if (range.first > total) return { total, items: [], ...suggested };
-    const start = range.first - 1;
-    const end = start + range.count;
-    const reads: Promise<string[]>[] = [];
-    let before = 0;
-    for (const part of parts) {
-      if (before >= end) break;
-      const partStart = Math.max(start - before, 0);
-      const partEnd = Math.min(end - before, part.total);
-      // The parts a page spans are read at once.
-      if (partStart < partEnd) reads.push(this.partItems(part, partStart, partEnd));
-      before += part.total;
-    }
-    return { total, items: (await Promise.all(reads)).flat(), ...suggested };
-  }
-
-  /**
-   * Items `start` to `end` (0-based, end excluded) of a part of a search: its first RANKED_SEARCH_LIMIT
-   * matches in list order (fewest name words first) ranked (search-query.ts), the rest after them in
-   * list order.
-   */
-  private async partItems({ listing, total, window }: SearchPart<Param>, start: number, end: number): Promise<string[]> {
-    const windowLength = Math.min(total, RANKED_SEARCH_LIMIT);
-    const items = start < windowLength ? await this.backend.jsonOf(listing, (await window()).slice(start, end).map((candidate) => candidate.position)) : [];
-    if (end > windowLength) {
-      const after = Math.max(start, windowLength);
-      items.push(...(await this.backend.items(listing, after, end - after, false)));
-    }
-    return items;
-  }
-
-  /** Of the other spellings of a search, the one with the most matches under the same filter, if any has one. */
-  private async suggestion(filter: OrganizationFilter): Promise<string | undefined> {
-    const memberships = await this.membershipsOf(filter);
-    if (memberships === 'none') return undefined;
-    let best: { spelling: string; total: number } | undefined;
-    for (const spelling of suggestedSearches(filter.search!, this.backend.vocabulary)) {
-      const retry = { ...filter, search: [spelling] };
-      const total = await this.backend.count(this.backend.organizationListing(retry, memberships, {}, this.query(retry)));
-      if (total > (best?.total ?? 0)) best = { spelling, total };
-    }
-    return best?.spelling;
   }
 
   organization(id: string): Promise<string | undefined> {

@@ -132,6 +132,25 @@ export function matchClauses(query: SearchQuery): MatchClause[] {
   return query.mayLack.map((lacked) => ({ held: query.words.filter((_, other) => other !== lacked), excluded: [query.words[lacked]!] }));
 }
 
+/** How a backend's text index writes a query: a token (quoted), and its operators with their spacing. */
+export interface MatchSyntax {
+  token: (token: string) => string;
+  and: string;
+  or: string;
+  /** Between what must match and what must not. */
+  andNot: string;
+}
+
+/** A query's matches as an expression of a text index: any of its clauses (matchClauses), each word through any of its alternatives. */
+export function matchExpression(query: SearchQuery, syntax: MatchSyntax): string {
+  const anyAlternative = ({ alternatives }: QueryWord): string => `(${[...alternatives.keys()].map(syntax.token).join(syntax.or)})`;
+  const clauses = matchClauses(query).map(({ held, excluded }) => {
+    const all = held.map(anyAlternative).join(syntax.and);
+    return excluded.length === 0 ? all : `(${all})${syntax.andNot}(${excluded.map(anyAlternative).join(syntax.or)})`;
+  });
+  return clauses.length === 1 ? clauses[0]! : clauses.map((clause) => `(${clause})`).join(syntax.or);
+}
+
 /**
  * A search of one token and no alternative: its total is a stored count (see filter-plan.ts).
  */

@@ -1,8 +1,8 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import type { Listing as ListingParts } from './listing.ts';
 import type { FacetCount } from './facets.ts';
-import { matchClauses } from './search-query.ts';
-import type { Candidate, QueryWord, SearchQuery } from './search-query.ts';
+import { matchExpression } from './search-query.ts';
+import type { Candidate, SearchQuery } from './search-query.ts';
 import { queryWords } from './search-text.ts';
 import type { SearchWords } from './store.ts';
 
@@ -15,16 +15,9 @@ const BATCH = 256;
 /** An FTS5 query for items holding every word (words from search-text.ts hold only letters and digits). */
 const fullTextQuery = (search: SearchWords): string => queryWords(search).map((word) => `"${word.token}"`).join(' ');
 
-const anyAlternative = ({ alternatives }: QueryWord): string => `(${[...alternatives.keys()].map((token) => `"${token}"`).join(' OR ')})`;
-
-/** An FTS5 query for the organizations a query matches: those meeting any of its clauses (see matchClauses). */
-export const organizationTextQuery = (query: SearchQuery): string => {
-  const clauses = matchClauses(query).map(({ held, excluded }) => {
-    const all = held.map(anyAlternative).join(' AND ');
-    return excluded.length === 0 ? all : `(${all}) NOT (${excluded.map(anyAlternative).join(' OR ')})`;
-  });
-  return clauses.length === 1 ? clauses[0]! : clauses.map((clause) => `(${clause})`).join(' OR ');
-};
+/** An FTS5 query for the organizations a query matches (tokens hold only letters and digits). */
+export const organizationTextQuery = (query: SearchQuery): string =>
+  matchExpression(query, { token: (token) => `"${token}"`, and: ' AND ', or: ' OR ', andNot: ' NOT ' });
 
 /**
  * A search of `textTable` (an FTS5 table of search-text words, whose rowids are the listed positions):

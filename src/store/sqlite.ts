@@ -88,11 +88,6 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     };
   }
 
-  /**
-   * Runs a read. The file was verified whole when it was opened; if a read finds it damaged since (a
-   * failing disk, a file changed in place), the request gets a 503 rather than a 500 or a wrong
-   * answer, and the store reports itself not ready (see live-sqlite.ts).
-   */
   /** Terms' sizes as ranking asks for them (see termSize): a snapshot has about a thousand terms. */
   private readonly termSizes = new Map<number, number>();
 
@@ -110,6 +105,11 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return (this.listings.arrayStatement(`SELECT max(position_in_${group}) AS n FROM ${table} WHERE ${group}_position = ?`).get(key) as unknown as [number | null])[0] ?? 0;
   }
 
+  /**
+   * Runs a read. The file was verified whole when it was opened; if a read finds it damaged since (a
+   * failing disk, a file changed in place), the request gets a 503 rather than a 500 or a wrong
+   * answer, and the store reports itself not ready (see live-sqlite.ts).
+   */
   private read<T>(step: () => T): T {
     if (this.damage !== undefined) throw new StoreUnavailable(this.damage);
     try {

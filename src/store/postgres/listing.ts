@@ -3,8 +3,8 @@ import { query } from './connection.ts';
 import type { Listing } from '../listing.ts';
 import { queryWords } from '../search-text.ts';
 import type { FacetCount } from '../facets.ts';
-import { matchClauses } from '../search-query.ts';
-import type { Candidate, QueryWord, SearchQuery } from '../search-query.ts';
+import { matchExpression } from '../search-query.ts';
+import type { Candidate, SearchQuery } from '../search-query.ts';
 import type { SearchWords } from '../store.ts';
 import { readPostingLists } from './postings.ts';
 import type { PostingList } from './postings.ts';
@@ -39,16 +39,8 @@ export const textSearch = (search: SearchWords) => {
   return { words, where: 'x.words @@ ?::tsquery', param: tsquery, ranking: 'NOT (x.title @@ ?::tsquery)', rankingParams: [tsquery] };
 };
 
-const anyAlternative = ({ alternatives }: QueryWord): string => `(${[...alternatives.keys()].map((token) => `'${token}'`).join(' | ')})`;
-
-/** A tsquery for the organizations a query matches: those meeting any of its clauses (see matchClauses; tokens are quoted lexemes, as above). */
-export const organizationTsquery = (query: SearchQuery): string => {
-  const clauses = matchClauses(query).map(({ held, excluded }) => {
-    const all = held.map(anyAlternative).join(' & ');
-    return excluded.length === 0 ? all : `(${all}) & !(${excluded.map(anyAlternative).join(' | ')})`;
-  });
-  return clauses.length === 1 ? clauses[0]! : clauses.map((clause) => `(${clause})`).join(' | ');
-};
+/** A tsquery for the organizations a query matches (tokens are quoted lexemes, as above). */
+export const organizationTsquery = (query: SearchQuery): string => matchExpression(query, { token: (token) => `'${token}'`, and: ' & ', or: ' | ', andNot: ' & !' });
 
 export class PgListingRunner {
   private readonly pool: () => pg.Pool;
