@@ -1,8 +1,12 @@
 import { parse } from 'csv-parse';
+import { statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
 import { describeFileError } from './source-paths.ts';
 import { InputError, openTextInput } from './text-input.ts';
 import type { InputOptions } from './text-input.ts';
 import type { Readable } from 'node:stream';
+import { counted } from './diagnostics.ts';
 import type { Diagnostics } from './diagnostics.ts';
 
 export interface SourceRow {
@@ -89,41 +93,66 @@ function firstLineOf(input: Readable): () => string {
 }
 
 /**
- * Streams the records of a CSV file (plain, or gzip when the name ends in .gz) as header-keyed
- * objects. Problems go to `diagnostics` with their line: a record with the wrong number of columns
- * is skipped and reading goes on; a file that cannot be parsed further ends the stream.
+ * What parsing a CSV file yields, in order: its header (with the reason it is most likely not
+ * comma-separated, if so), its records (only the columns a reader declares), and problems at a line:
+ * a record skipped, or the one that ended the parse (always last).
  */
-export async function* readCsv(file: string, columns: Columns, diagnostics: Diagnostics, options: InputOptions = {}): AsyncGenerator<SourceRow> {
-  let headerSeen = false;
-  let usable = true;
-  let lastLine = 1;
+export type CsvEvent =
+  | { kind: 'header'; header: string[]; otherSeparator: string | undefined }
+  | { kind: 'row'; row: SourceRow }
+  | { kind: 'problem'; line: number | undefined; message: string; fatal?: true };
+
+/**
+ * Parses a CSV file (plain, or gzip when the name ends in .gz) into CsvEvents. Nothing is reported
+ * here, so the same events can come from a worker thread; failures it cannot place in the file
+ * (none but bugs) are thrown.
+ */
+export async function* parseCsv(file: string, columns: Columns, options: InputOptions = {}): AsyncGenerator<CsvEvent> {
+  let header: string[] | undefined;
   let wrongSeparator = false;
-  const skipped: { message: string; line: number | undefined }[] = [];
+  /** Where each column a reader uses is in a record, by name. */
+  let kept: [string, number][] = [];
+  let lastLine = 1;
+  // Problems and the header wait for the next record, so that a header found to be of another kind can drop the problems before it.
+  const pending: CsvEvent[] = [];
+  const takeHeader = (names: string[], separator: string | undefined) => {
+    header = names;
+    // One cause, one message: the columns it lacks and the quotes it trips on are not reported too.
+    wrongSeparator = separator !== undefined;
+    if (wrongSeparator) pending.length = 0;
+    const declared = new Set([...columns.required, ...(columns.optional ?? [])]);
+    kept = names.flatMap((name, index): [string, number][] => (declared.has(name) ? [[name, index]] : []));
+    pending.push({ kind: 'header', header: names, otherSeparator: separator });
+  };
+  // Records come as arrays (objects cost the parser a third more): the first is the header.
   const parser = parse({
-    columns: (header: string[]) => {
-      headerSeen = true;
-      const separator = otherSeparator(headerLine(), header, columns);
-      if (separator === undefined) usable = checkHeader(file, header, columns, diagnostics);
-      else {
-        // One cause, one message: the columns it lacks and the quotes it trips on are not reported too.
-        wrongSeparator = true;
-        usable = false;
-        skipped.length = 0;
-        diagnostics.error({ file, line: 1 }, separator);
-      }
-      return header;
-    },
     bom: true,
     info: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
     max_record_size: MAX_RECORD_BYTES,
-    on_skip: (error: (Error & { code?: string; lines?: number }) | undefined) => {
+    // With `info`, each record reaches on_record wrapped with it (csv-parse's types miss that).
+    on_record: ((wrapped: { record: string[]; info: { lines: number } }): SourceRow | null => {
+      const { record, info } = wrapped;
+      if (header === undefined) {
+        takeHeader(record, otherSeparator(headerLine(), record, columns));
+        return null;
+      }
+      // Only the columns a reader uses cross to the thread that reads the rows.
+      const fields: Record<string, string> = {};
+      for (const [name, index] of kept) fields[name] = record[index]!;
+      return { fields, line: info.lines };
+    }) as unknown as (record: string[]) => string[],
+    on_skip: (error: (Error & { code?: string; lines?: number; record?: unknown[] }) | undefined) => {
       if (error === undefined) return;
+      // A header the parser cannot read is most likely of another kind of file (quoted fields and semicolons, say).
+      if (header === undefined) {
+        const separator = otherSeparator(headerLine(), [], columns);
+        if (separator !== undefined) takeHeader([], separator);
+      }
       // The parser cannot find the next record after a runaway field: stop, and report it once.
       if (error.code === 'CSV_MAX_RECORD_SIZE' || error.code === 'CSV_QUOTE_NOT_CLOSED') throw error;
-      if (wrongSeparator) return;
-      skipped.push({ message: describeCsvError(error), line: error.lines });
+      if (!wrongSeparator) pending.push({ kind: 'problem', line: error.lines, message: describeCsvError(error, header?.length) });
     },
   });
   const input = openTextInput(file, options);
@@ -131,37 +160,188 @@ export async function* readCsv(file: string, columns: Columns, diagnostics: Diag
   input.on('error', (error) => parser.destroy(error));
   input.pipe(parser);
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
-      while (skipped.length > 0) {
-        const problem = skipped.shift()!;
-        diagnostics.error({ file, line: problem.line }, problem.message);
-      }
-      if (!usable) break;
-      lastLine = info.lines;
-      yield { fields: record, line: info.lines };
+    for await (const row of parser as AsyncIterable<SourceRow>) {
+      yield* pending.splice(0);
+      lastLine = row.line;
+      yield { kind: 'row', row };
     }
-    for (const problem of skipped) diagnostics.error({ file, line: problem.line }, problem.message);
-    if (!headerSeen) diagnostics.error({ file }, 'the file is empty (expected a header row)');
+    yield* pending.splice(0);
   } catch (error) {
-    for (const problem of skipped.splice(0)) diagnostics.error({ file, line: problem.line }, problem.message);
-    const code = (error as { code?: string }).code;
-    if (wrongSeparator && code?.startsWith('CSV_')) return;
-    if (error instanceof InputError) diagnostics.error({ file, line: error.line }, error.message);
-    else if (code === 'CSV_QUOTE_NOT_CLOSED' || code === 'CSV_MAX_RECORD_SIZE') {
-      // The parser only notices at the end of the file (or of its buffer); the record began after the last good one.
-      diagnostics.error({ file, line: lastLine + 1 }, `${describeCsvError(error as Error)}, in the record after line ${lastLine}`);
-    } else if (code?.startsWith('CSV_')) diagnostics.error({ file, line: (error as { lines?: number }).lines }, describeCsvError(error as Error));
-    else if ((error as { syscall?: string }).syscall !== undefined) diagnostics.error({ file }, describeFileError(error));
-    else throw error;
+    yield* pending.splice(0);
+    const failure = describeFailure(error as Error & { code?: string; lines?: number; syscall?: string }, wrongSeparator, lastLine);
+    if (failure === undefined) throw error;
+    if (failure.message !== '') yield { kind: 'problem', ...failure, fatal: true };
   } finally {
     input.destroy();
   }
 }
 
-function describeCsvError(error: Error & { code?: string }): string {
+/** Where and why a parse stopped; an empty message when it needs none; undefined for a failure that is not the file's. */
+function describeFailure(error: Error & { code?: string; lines?: number; syscall?: string }, wrongSeparator: boolean, lastLine: number) {
+  const code = error.code;
+  if (wrongSeparator && code?.startsWith('CSV_')) return { line: undefined, message: '' };
+  if (error instanceof InputError) return { line: error.line, message: error.message };
+  if (code === 'CSV_QUOTE_NOT_CLOSED' || code === 'CSV_MAX_RECORD_SIZE') {
+    // The parser only notices at the end of the file (or of its buffer); the record began after the last good one.
+    return { line: lastLine + 1, message: `${describeCsvError(error)}, in the record after line ${lastLine}` };
+  }
+  if (code?.startsWith('CSV_')) return { line: error.lines, message: describeCsvError(error) };
+  if (error.syscall !== undefined) return { line: undefined, message: describeFileError(error) };
+  return undefined;
+}
+
+/** Files from this size on disk are parsed on a worker thread, where there is a second core. */
+export const PARSE_IN_WORKER_FROM_BYTES = 256 * 1024;
+
+function worthAWorker(file: string): boolean {
+  if (availableParallelism() < 2) return false;
+  try {
+    return statSync(file).size >= PARSE_IN_WORKER_FROM_BYTES;
+  } catch {
+    // The parse reports why the file cannot be read.
+    return false;
+  }
+}
+
+/**
+ * Streams the records of a CSV file as header-keyed objects (of the columns in `columns`).
+ * Problems go to `diagnostics` with their line: a record with the wrong number of columns is skipped
+ * and reading goes on; a file that cannot be parsed further ends the stream. Large files are parsed
+ * on a worker thread while this one uses the rows.
+ */
+export async function* readCsv(file: string, columns: Columns, diagnostics: Diagnostics, options: CsvOptions = {}): AsyncGenerator<SourceRow> {
+  const inWorker = options.parseInWorker ?? worthAWorker(file);
+  const events = inWorker ? CsvWorker.get().read(file, columns, options) : parseCsv(file, columns, options);
+  let headerSeen = false;
+  let usable = true;
+  let failed = false;
+  for await (const event of events) {
+    if (event.kind === 'header') {
+      headerSeen = true;
+      if (event.otherSeparator === undefined) usable = checkHeader(file, event.header, columns, diagnostics);
+      else {
+        usable = false;
+        diagnostics.error({ file, line: 1 }, event.otherSeparator);
+      }
+    } else if (event.kind === 'problem') {
+      failed ||= event.fatal === true;
+      diagnostics.error({ file, line: event.line }, event.message);
+    } else if (!usable) return;
+    else yield event.row;
+  }
+  if (!headerSeen && !failed) diagnostics.error({ file }, 'the file is empty (expected a header row)');
+}
+
+/** Events cross from the worker in batches; this many are sent ahead of the reader at most. */
+export const EVENTS_PER_BATCH = 500;
+export const BATCHES_AHEAD = 4;
+/** The worker ends when no file has been read for this long. */
+const WORKER_IDLE_MS = 1000;
+
+/** To the worker: read a file, the reader took a batch, or the reader stopped. */
+export type CsvWorkerRequest = { read: number; file: string; columns: Columns } | { took: number } | { stop: number };
+/** From the worker, about read `read`: events, the end, or a failure that is not the file's. */
+export type CsvWorkerReply = { read: number } & ({ events: CsvEvent[]; bytes: number } | { done: true } | { crashed: string });
+
+interface PendingRead {
+  replies: CsvWorkerReply[];
+  failure?: Error;
+  wake?: () => void;
+}
+
+/**
+ * One worker thread parses the CSV files of an import, one after another (or several at once),
+ * started with the first and ended when idle: starting one per file would cost more than small
+ * files save. Each read's batches come a few ahead and then wait for the reader to take them, so a
+ * slow reader holds the parse back rather than memory growing.
+ */
+class CsvWorker {
+  private static current: CsvWorker | undefined;
+  private readonly worker: Worker;
+  private readonly reads = new Map<number, PendingRead>();
+  private nextRead = 0;
+  private idle: NodeJS.Timeout | undefined;
+
+  static get(): CsvWorker {
+    return (CsvWorker.current ??= new CsvWorker());
+  }
+
+  private constructor() {
+    this.worker = new Worker(new URL('./csv-worker.ts', import.meta.url), {
+      workerData: { eventsPerBatch: EVENTS_PER_BATCH, batchesAhead: BATCHES_AHEAD },
+      resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
+    });
+    this.worker.on('message', (reply: CsvWorkerReply) => {
+      const read = this.reads.get(reply.read);
+      if (read === undefined) return;
+      read.replies.push(reply);
+      read.wake?.();
+    });
+    const fail = (error: Error) => {
+      if (CsvWorker.current === this) CsvWorker.current = undefined;
+      for (const read of this.reads.values()) {
+        read.failure ??= error;
+        read.wake?.();
+      }
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`the CSV parsing worker stopped (exit code ${code})`)));
+  }
+
+  async *read(file: string, columns: Columns, options: InputOptions): AsyncGenerator<CsvEvent> {
+    const id = ++this.nextRead;
+    const read: PendingRead = { replies: [] };
+    this.reads.set(id, read);
+    clearTimeout(this.idle);
+    this.worker.ref();
+    this.send({ read: id, file, columns });
+    let finished = false;
+    try {
+      for (;;) {
+        const reply = read.replies.shift();
+        if (reply === undefined) {
+          if (read.failure !== undefined) throw read.failure;
+          await new Promise<void>((resolve) => (read.wake = resolve));
+          read.wake = undefined;
+          continue;
+        }
+        if ('done' in reply) break;
+        if ('crashed' in reply) throw new Error(`parsing ${file} failed: ${reply.crashed}`);
+        this.send({ took: id });
+        if (reply.bytes > 0) options.onBytes?.(reply.bytes);
+        yield* reply.events;
+      }
+      finished = true;
+    } finally {
+      this.reads.delete(id);
+      if (!finished) this.send({ stop: id });
+      if (this.reads.size === 0) {
+        this.worker.unref();
+        this.idle = setTimeout(() => this.close(), WORKER_IDLE_MS).unref();
+      }
+    }
+  }
+
+  private send(request: CsvWorkerRequest): void {
+    this.worker.postMessage(request);
+  }
+
+  private close(): void {
+    if (this.reads.size > 0) return;
+    if (CsvWorker.current === this) CsvWorker.current = undefined;
+    void this.worker.terminate();
+  }
+}
+
+export interface CsvOptions extends InputOptions {
+  /** Parse on a worker thread (true) or this one (false), whatever the file's size; for tests. */
+  parseInWorker?: boolean;
+}
+
+function describeCsvError(error: Error & { code?: string; record?: unknown[] }, headerLength?: number): string {
   switch (error.code) {
-    case 'CSV_RECORD_INCONSISTENT_COLUMNS':
-      return `malformed CSV: ${error.message.replace(/ on line \d+$/, '')}`;
+    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
+      return `malformed CSV: ${counted(error.record?.length ?? 0, 'field')} where the header has ${headerLength}`;
     case 'CSV_QUOTE_NOT_CLOSED':
       return 'malformed CSV: a quoted field is never closed (unterminated quote)';
     case 'CSV_MAX_RECORD_SIZE':

@@ -37,7 +37,7 @@ const cases: ErrorCase[] = [
   {
     label: 'a row with the wrong number of columns',
     files: { 'organizations.csv': appendOrganization('SPR-009,Too Many,published,,,,,,,,,,,extra') },
-    expected: /organizations\.csv:7: malformed CSV: Invalid Record Length: columns length is 13, got 14/,
+    expected: /organizations\.csv:7: malformed CSV: 14 fields where the header has 13/,
   },
   {
     label: 'bytes that are not UTF-8',
