@@ -12,17 +12,19 @@ import type { SearchedList } from '../store/sqlite-schema.ts';
  */
 export class SearchIndexWriter {
   private readonly db: DatabaseSync;
-  private readonly inserts: Map<SearchedList, StatementSync[]>;
+  private readonly inserts: Map<Exclude<SearchedList, 'organizations'>, StatementSync[]>;
   private readonly stageOrganization: StatementSync;
   /** Per name word: its token and how many organizations hold it. */
   private readonly vocabulary = new Map<string, { token: string; organizations: number }>();
   private readonly tokensOfTopic = new Map<number, readonly string[]>();
+  private readonly keepSearchText: boolean;
 
   constructor(db: DatabaseSync, keepSearchText: boolean) {
     this.db = db;
+    this.keepSearchText = keepSearchText;
     if (keepSearchText) db.exec(CREATE_SEARCH_TEXT_TABLES);
     this.inserts = new Map(
-      SEARCHED_LISTS.map((list) => [
+      SEARCHED_LISTS.filter((list) => list !== 'organizations').map((list) => [
         list,
         [
           db.prepare(`INSERT INTO ${list}_text (rowid, title, body) VALUES (?, ?, ?)`),
@@ -86,14 +88,10 @@ export class SearchIndexWriter {
       INSERT INTO organization_search (rank, position, names)
         SELECT row_number() OVER (ORDER BY length, position), position, names FROM temp.organization_search_input ORDER BY length, position;
     `);
-    const [insertText, insertSearchText] = this.inserts.get('organizations')!;
-    const inRankOrder = this.db.prepare(
-      'SELECT s.rank, i.title, i.body FROM organization_search s JOIN temp.organization_search_input i ON i.position = s.position ORDER BY s.rank',
-    );
-    for (const row of inRankOrder.iterate() as Iterable<{ rank: number; title: string; body: string }>) {
-      insertText!.run(row.rank, row.title, row.body);
-      insertSearchText?.run(row.rank, row.title, row.body);
-    }
+    // One statement each: the text index is filled in rank order without a call per row.
+    const inRankOrder = 'SELECT s.rank, i.title, i.body FROM organization_search s JOIN temp.organization_search_input i ON i.position = s.position ORDER BY s.rank';
+    this.db.exec(`INSERT INTO organizations_text (rowid, title, body) ${inRankOrder}`);
+    if (this.keepSearchText) this.db.exec(`INSERT INTO organizations_search_text (position, title, body) ${inRankOrder}`);
     this.db.exec('DROP TABLE temp.organization_search_input');
     const insertWord = this.db.prepare('INSERT INTO search_vocabulary (word, token, organizations) VALUES (?, ?, ?)');
     for (const [word, { token, organizations }] of this.vocabulary) insertWord.run(word, token, organizations);
