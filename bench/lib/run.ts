@@ -44,10 +44,10 @@ export function readPeakRss(pid: number): number | undefined {
 }
 
 /** Runs the same Node binary on a script, echoing its stderr, timing it and sampling its peak RSS. */
-export function runNode(args: string[]): Promise<RunResult> {
+export function runNode(args: string[], cwd = REPO): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd: REPO, stdio: ['ignore', 'inherit', 'pipe'] });
+    const child = spawn(process.execPath, [...NODE_FLAGS, ...args], { cwd, stdio: ['ignore', 'inherit', 'pipe'] });
     currentChild = child;
     let peak: number | null = null;
     const sample = (): void => {
@@ -110,10 +110,10 @@ export function machine() {
 export const describeMachine = (m: ReturnType<typeof machine>): string =>
   `${m.cpuModel} x ${m.cpuCount}, ${(m.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${m.node}`;
 
-export function gitRevision(): { commit: string | null; dirty: boolean | null } {
-  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: REPO, encoding: 'utf8' });
+export function gitRevision(checkout = REPO): { commit: string | null; dirty: boolean | null } {
+  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: checkout, encoding: 'utf8' });
   if (head.status !== 0) return { commit: null, dirty: null };
-  const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO, encoding: 'utf8' });
+  const status = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: checkout, encoding: 'utf8' });
   return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim() !== '' : null };
 }
 
