@@ -57,7 +57,6 @@ export interface BuildOptions {
 }
 
 const PROGRESS_EVERY = 10_000;
-const SQLITE_CONSTRAINT_PRIMARYKEY = 1555;
 
 /** Organizations are served by name (case-insensitive, by code point), then by native id. */
 const organizationSortKey = (name: string): string => name.normalize('NFKC').toLowerCase();
@@ -242,7 +241,6 @@ async function stageOrganizations(
   options: BuildOptions,
 ) {
   const stage = db.prepare('INSERT INTO staging.organizations (external_id, sort_key, published, parent, record) VALUES (?, ?, ?, ?, ?)');
-  const firstRecord = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
   let read = 0;
   let published = 0;
   let withParent = 0;
@@ -253,21 +251,15 @@ async function stageOrganizations(
     const isPublished = organization.status === 'published';
     const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
     const key = stagingKey(organization.externalId);
-    try {
-      stage.run(key, organizationSortKey(organization.name), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }));
-    } catch (error) {
-      // The staging primary key is the duplicate check: no separate lookup per row.
-      if ((error as { errcode?: number }).errcode !== SQLITE_CONSTRAINT_PRIMARYKEY) throw error;
-      const first = JSON.parse((firstRecord.get(key) as { record: string }).record) as OrganizationRecord;
-      const firstAt = first.at === undefined ? '' : ` (first at ${formatLocation({ ...first.at, field: undefined })})`;
-      diagnostics.error({ file: '(input)', ...organization.at, field: 'id' }, `organization ${organization.externalId} is defined twice${firstAt}`);
-      continue;
-    }
+    stage.run(key, organizationSortKey(organization.name), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }));
     if (isPublished) published++;
     if (parent !== null) withParent++;
-    if (isUuid(key) && key[14] === '5') uuidIds.set(key, organization.at);
+    if (isUuid(key) && key[14] === '5' && !uuidIds.has(key)) uuidIds.set(key, organization.at);
   }
   options.onProgress?.('read', read);
+  const duplicates = removeDuplicates(db, diagnostics);
+  published -= duplicates.published;
+  withParent -= duplicates.withParent;
 
   const lenient = (link: { lenientReferences?: boolean }): number => (link.lenientReferences === true ? 1 : 0);
   const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, label, link_type, value, at, lenient) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
@@ -289,6 +281,35 @@ async function stageOrganizations(
   for (const table of LINK_TABLES) db.exec(`CREATE INDEX staging.${table}_by_organization ON ${table} (external_id)`);
   checkIdCollisions(db, uuidIds, diagnostics);
   return { published, unpublished: read - published, withParent };
+}
+
+/**
+ * Rows are staged in the order read, and indexed by native id after: inserting into a table keyed by
+ * id put each IRS state file's rows all over the one before (1.8 s of inserts for the bundled
+ * dataset, against 0.6 s in order). An organization defined twice is an error at its second
+ * definition, which is then left out; returns how many of those were published or had a parent.
+ */
+function removeDuplicates(db: DatabaseSync, diagnostics: Diagnostics): { published: number; withParent: number } {
+  db.exec('CREATE INDEX staging.organizations_by_id ON organizations (external_id)');
+  const repeats = db.prepare(`
+    SELECT o.rowid AS row, o.external_id, o.record, o.published, o.parent IS NOT NULL AS has_parent, f.record AS first_record
+    FROM (SELECT external_id, min(rowid) AS first FROM staging.organizations GROUP BY external_id HAVING count(*) > 1) d
+      JOIN staging.organizations o ON o.external_id = d.external_id AND o.rowid <> d.first
+      JOIN staging.organizations f ON f.rowid = d.first
+    ORDER BY o.rowid`);
+  const remove = db.prepare('DELETE FROM staging.organizations WHERE rowid = ?');
+  const removed = { published: 0, withParent: 0 };
+  type Repeat = { row: number; external_id: string; record: string; published: number; has_parent: number; first_record: string };
+  for (const repeat of repeats.all() as Repeat[]) {
+    remove.run(repeat.row);
+    removed.published += repeat.published;
+    removed.withParent += repeat.has_parent;
+    const { at } = JSON.parse(repeat.record) as OrganizationRecord;
+    const first = JSON.parse(repeat.first_record) as OrganizationRecord;
+    const firstAt = first.at === undefined ? '' : ` (first at ${formatLocation({ ...first.at, field: undefined })})`;
+    diagnostics.error({ file: '(input)', ...at, field: 'id' }, `organization ${repeat.external_id} is defined twice${firstAt}`);
+  }
+  return removed;
 }
 
 /**
