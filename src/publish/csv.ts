@@ -235,8 +235,11 @@ export async function* readCsv(file: string, columns: Columns, diagnostics: Diag
 /** Events cross from the worker in batches; this many are sent ahead of the reader at most. */
 export const EVENTS_PER_BATCH = 500;
 export const BATCHES_AHEAD = 4;
-/** The worker ends when no file has been read for this long. */
-const WORKER_IDLE_MS = 1000;
+/**
+ * The worker ends when no file has been read for this long: a source's files are read one after the
+ * other, and the build's next stage should not have the worker's memory beside its own.
+ */
+const WORKER_IDLE_MS = 50;
 
 /** To the worker: read a file, the reader took a batch, or the reader stopped. */
 export type CsvWorkerRequest = { read: number; file: string; columns: Columns } | { took: number } | { stop: number };
