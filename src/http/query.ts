@@ -63,12 +63,12 @@ export function integerParameter(minimum: number, maximum: number, defaultValue:
   };
 }
 
-const BOOLEANS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
+const BOOLEANS: ReadonlyMap<string, boolean> = new Map([['true', true], ['false', false], ['1', true], ['0', false]]);
 
 export function booleanParameter(description: string): QueryParameter<boolean> {
   return {
     schema: Type.Optional(Type.Boolean(documented(`${description} Accepts \`true\`, \`false\`, \`1\` or \`0\`.`, [true], false))),
-    read: (raw) => BOOLEANS[raw] ?? fail('must be true, false, 1 or 0'),
+    read: (raw) => BOOLEANS.get(raw) ?? fail('must be true, false, 1 or 0'),
   };
 }
 

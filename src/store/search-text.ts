@@ -93,6 +93,10 @@ const PHRASE_RULES = Object.entries(PHRASES)
   .sort((a, b) => b.words.length - a.words.length);
 const PHRASE_STARTS = new Set(PHRASE_RULES.map((rule) => rule.words[0]!));
 
+/** The tables above as maps: a word of a text must never meet an object's own properties (`constructor`). */
+const ABBREVIATION_OF: ReadonlyMap<string, string> = new Map(Object.entries(ABBREVIATIONS));
+const PHRASE_OF: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(PHRASES).map(([short, phrase]) => [short, phrase.split(' ')]));
+
 const stems = new Map<string, string>();
 
 /** The indexed form of a word: its Porter stem when it is English (a-z only). */
@@ -122,7 +126,7 @@ function foldedWords(text: string): string[] {
     : text.normalize('NFKD').toLowerCase().replace(MARKS, '').replace(APOSTROPHES, '').replaceAll('&', ' and ');
   return (folded.match(plain ? PLAIN_WORD : WORD) ?? []).map((word) => {
     const short = word.length > MAX_WORD_LENGTH ? word.slice(0, MAX_WORD_LENGTH) : word;
-    return ABBREVIATIONS[short] ?? short;
+    return ABBREVIATION_OF.get(short) ?? short;
   });
 }
 
@@ -144,8 +148,8 @@ export function textWords(text: string | null | undefined): TextWord[] {
     if (rule !== undefined) {
       result.push({ word: rule.short, token: stem(rule.short), phrase: rule.words });
       index += rule.words.length - 1;
-    } else if (PHRASES[word] !== undefined) {
-      result.push({ word, token: stem(word), phrase: PHRASES[word]!.split(' ') });
+    } else if (PHRASE_OF.has(word)) {
+      result.push({ word, token: stem(word), phrase: PHRASE_OF.get(word)! });
     } else if (!STOP_WORDS.has(word)) {
       result.push({ word, token: stem(word) });
     }

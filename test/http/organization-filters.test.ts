@@ -248,7 +248,7 @@ describe('organization filters (fixture: colors on even indices, red when divisi
   });
 
   it('400 naming the parameter for a boolean that is not true, false, 1 or 0', async () => {
-    for (const value of ['yes', 'TRUE', '', '2', 'on']) {
+    for (const value of ['yes', 'TRUE', '', '2', 'on', 'constructor', 'toString', '__proto__']) {
       const { status, body } = await get(`full=${value}`);
       assert.equal(status, 400, value);
       assert.deepEqual(body.invalid_params, [{ name: 'full', reason: 'must be true, false, 1 or 0' }]);

@@ -19,6 +19,12 @@ describe('search words (the same on every backend)', () => {
     assert.deepEqual(searchWords('Straße'), ['straße'], 'words with letters outside a-z are not stemmed');
   });
 
+  it('reads words that are names of object properties as words', () => {
+    assert.deepEqual(searchWords('Robot Constructor Club'), ['robot', 'constructor', 'club']);
+    assert.deepEqual(searchWords('toString valueOf __proto__ hasOwnProperty'), ['tostr', 'valueof', 'proto', 'hasownproperti']);
+    assert.equal(searchLine('Constructor'), 'constructor');
+  });
+
   it('cuts words to 64 characters, the same in the index and in a search', () => {
     const long = 'x'.repeat(200);
     assert.equal(searchWords(long)[0]!.length, 64);

@@ -19,13 +19,13 @@ const CODE_VALUE_COLUMNS = { required: ['field', 'code', 'description'] };
 export const IRS_CODE_VALUES_FILE = 'bmf_code_values.csv';
 export const IRS_STATE_FILE = /^eo.*\.csv(\.gz)?$/i;
 
-const LEGAL_STATUS: Record<string, string> = {
-  '1': 'Corporation',
-  '2': 'Trust',
-  '3': 'Co-operative',
-  '4': 'Partnership',
-  '5': 'Association',
-};
+const LEGAL_STATUS: ReadonlyMap<string, string> = new Map([
+  ['1', 'Corporation'],
+  ['2', 'Trust'],
+  ['3', 'Co-operative'],
+  ['4', 'Partnership'],
+  ['5', 'Association'],
+]);
 
 /** Reads the SUBSECTION table of `bmf_code_values.csv` ("IRC 501(c)(3)" → "501(c)(3)"). */
 export async function readSubsectionTaxStatuses(file: string, context: ReadContext): Promise<Map<string, string>> {
@@ -80,7 +80,7 @@ async function* readOrganizations(
         alternateName: alternateNameOf(sortName, name, fields, context),
         taxStatus: taxStatusBySubsection.get(row.fields.SUBSECTION!.trim()),
         taxId: ein,
-        legalStatus: LEGAL_STATUS[row.fields.ORGANIZATION!.trim()],
+        legalStatus: LEGAL_STATUS.get(row.fields.ORGANIZATION!.trim()),
         identifiers: [{ scheme: 'US-EIN', type: 'Employer Identification Number', identifier: ein }],
         tags: ntee === undefined ? [] : [ntee],
         at: fields.at(),
