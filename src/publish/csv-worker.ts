@@ -1,8 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { parseCsv } from './csv.ts';
-import type { Columns, CsvEvent, CsvWorkerReply, CsvWorkerRequest } from './csv.ts';
+import type { Columns, CsvEvent } from './csv.ts';
+import type { CsvWorkerReply, CsvWorkerRequest } from './csv-thread.ts';
 
-/** The worker thread of csv.ts's CsvWorker: parses the files it is asked for and sends their events in batches. */
+/** The worker thread of csv-thread.ts's CsvWorker: parses the files it is asked for and sends their events in batches. */
 const { eventsPerBatch, batchesAhead } = workerData as { eventsPerBatch: number; batchesAhead: number };
 const port = parentPort!;
 
