@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isUuid, organizationId } from '../hsds/ids.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
-import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, FILL_WORD_COUNTS, OPTIMIZE_TEXT_INDEXES, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { counted, Diagnostics, formatLocation } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import type { SourceLocation } from './diagnostics.ts';
@@ -14,6 +15,7 @@ import { publishTime, writeHistory } from './history.ts';
 import type { ChangesFromPrevious } from './history.ts';
 import { PreviousVersions } from './previous-versions.ts';
 import { SearchIndexWriter } from './search-index.ts';
+import { WORKER_FROM_ORGANIZATIONS } from './render-organizations.ts';
 import { STAGING_TABLES, stagingKey } from './staging.ts';
 import { OUTSIDE_TERMS, renderVocabulary, termKey } from './vocabulary.ts';
 import { writeOrganizations } from './write-organizations.ts';
@@ -52,8 +54,12 @@ export interface BuildOptions {
   previous?: PreviousVersions;
   /** Keep each item's searchable words in the snapshot too, for loading it into another backend. */
   keepSearchText?: boolean;
-  /** Render organizations on a worker thread (true) or not (false), whatever their number; for tests. */
-  renderInWorker?: boolean;
+  /**
+   * Render organizations, and build their search index, on worker threads (true) or not (false),
+   * whatever their number; for tests. By default they are, from WORKER_FROM_ORGANIZATIONS on, where
+   * there is a second core.
+   */
+  useWorkers?: boolean;
 }
 
 const PROGRESS_EVERY = 10_000;
@@ -71,8 +77,9 @@ export async function buildSnapshot(input: DatasetInput, target: string, options
   rmSync(target, { force: true });
   // Not in defensive mode (node:sqlite's default), which ignores journal_mode = OFF.
   const db = new DatabaseSync(target, { defensive: false });
+  const indexFile = `${target}.organization-index`;
   try {
-    const result = await writeSnapshot(db, input, options);
+    const result = await writeSnapshot(db, input, indexFile, options);
     db.close();
     // The build writes without journal or syncs, for speed; one fsync at the end makes the file durable.
     if (options.dryRun) rmSync(target, { force: true });
@@ -81,11 +88,12 @@ export async function buildSnapshot(input: DatasetInput, target: string, options
   } catch (error) {
     if (db.isOpen) db.close();
     rmSync(target, { force: true });
+    rmSync(indexFile, { force: true });
     throw error;
   }
 }
 
-async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: BuildOptions): Promise<BuildResult> {
+async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: string, options: BuildOptions): Promise<BuildResult> {
   const diagnostics = options.diagnostics ?? new Diagnostics();
   // A modest page cache: every read below is sequential, and memory must stay flat at any input size.
   db.exec(`PRAGMA page_size = ${PAGE_SIZE}; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -16384;`);
@@ -108,9 +116,14 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
   const hash = createHash('sha256');
   const previous = options.previous ?? PreviousVersions.none;
   const publishedAt = publishTime(options.now?.() ?? new Date(), previous);
-  const searchIndex = new SearchIndexWriter(db, options.keepSearchText === true);
+  const useWorkers = options.useWorkers ?? (staged.published >= WORKER_FROM_ORGANIZATIONS && availableParallelism() > 1);
+  // Transactions only batch writes here (there is no journal); one ends wherever a file is attached or read by another thread.
+  db.exec('COMMIT');
+  const searchIndex = new SearchIndexWriter(db, options.keepSearchText === true, useWorkers ? indexFile : undefined);
+  db.exec('BEGIN');
   const taxonomiesHash = createHash('sha256');
   const { termPositions, taxonomyPositions, subtreesOf } = writeVocabulary(db, taxonomies, termsByTaxonomy, [hash, taxonomiesHash], searchIndex);
+  let indexBuilt: Promise<void> | undefined;
   const published = await writeOrganizations(db, {
     input,
     termByKey,
@@ -123,15 +136,23 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, options: Bui
     hash,
     onProgress: (written) => options.onProgress?.('write', written, staged.published),
     organizations: staged.published,
-    renderInWorker: options.renderInWorker,
+    renderInWorker: useWorkers,
+    // With workers, the search index is built on one while this thread writes memberships, facets and indexes.
+    beforeMemberships: () => {
+      db.exec('COMMIT');
+      indexBuilt = searchIndex.finishOrganizations();
+      // Not awaited until the other writes are done: a failure meanwhile is not unhandled.
+      indexBuilt.catch(() => {});
+      db.exec('BEGIN');
+    },
   });
-  searchIndex.finishOrganizations();
   db.exec('COMMIT');
   db.exec('DETACH DATABASE staging');
-  db.exec(OPTIMIZE_TEXT_INDEXES);
-  db.exec(FILL_WORD_COUNTS);
+  searchIndex.finish();
   db.exec(FILL_FACET_COUNTS);
   db.exec(CREATE_INDEXES);
+  await indexBuilt;
+  searchIndex.copyOrganizationIndex();
 
   const version = hash.digest('hex').slice(0, 16);
   const fromPrevious = writeHistory(db, previous, { version, publishedAt, taxonomiesVersion: taxonomiesHash.digest('hex').slice(0, 16) });

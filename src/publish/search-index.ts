@@ -1,6 +1,8 @@
+import { rmSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import { indexedTokens, indexedWords, searchLine, textWords } from '../store/search-text.ts';
-import { CREATE_SEARCH_TEXT_TABLES, SEARCHED_LISTS } from '../store/sqlite-schema.ts';
+import { CREATE_SEARCH_TEXT_TABLES, FILL_WORD_COUNTS, organizationIndexStored, optimizeTextIndex, PAGE_SIZE, SEARCHED_LISTS } from '../store/sqlite-schema.ts';
 import type { SearchedList } from '../store/sqlite-schema.ts';
 
 /**
@@ -9,6 +11,10 @@ import type { SearchedList } from '../store/sqlite-schema.ts';
  * position), so that the matches of a search too broad to rank read shortest names first; their
  * names' tokens are kept for ranking (organization_search) and their words for correcting and
  * completing searches (search_vocabulary).
+ *
+ * Organizations are staged as they are written, and their ranked index built once all are in: here,
+ * or, given `indexFile`, from a file of its own on a worker thread, while this one writes the rest
+ * of the snapshot, and then copied in. Either way the snapshot's tables are the same, row for row.
  */
 export class SearchIndexWriter {
   private readonly db: DatabaseSync;
@@ -18,10 +24,13 @@ export class SearchIndexWriter {
   private readonly vocabulary = new Map<string, { token: string; organizations: number }>();
   private readonly tokensOfTopic = new Map<number, readonly string[]>();
   private readonly keepSearchText: boolean;
+  private readonly indexFile: string | undefined;
 
-  constructor(db: DatabaseSync, keepSearchText: boolean) {
+  /** Outside a transaction when given `indexFile`, which is attached. */
+  constructor(db: DatabaseSync, keepSearchText: boolean, indexFile?: string) {
     this.db = db;
     this.keepSearchText = keepSearchText;
+    this.indexFile = indexFile;
     if (keepSearchText) db.exec(CREATE_SEARCH_TEXT_TABLES);
     this.inserts = new Map(
       SEARCHED_LISTS.filter((list) => list !== 'organizations').map((list) => [
@@ -32,8 +41,15 @@ export class SearchIndexWriter {
         ],
       ]),
     );
-    db.exec('CREATE TEMP TABLE organization_search_input (position INTEGER PRIMARY KEY, length INTEGER NOT NULL, names TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL)');
-    this.stageOrganization = db.prepare('INSERT INTO temp.organization_search_input (position, length, names, title, body) VALUES (?, ?, ?, ?, ?)');
+    let input = 'temp.organization_search_input';
+    if (indexFile !== undefined) {
+      rmSync(indexFile, { force: true });
+      db.prepare('ATTACH DATABASE ? AS organization_index').run(indexFile);
+      db.exec(`PRAGMA organization_index.page_size = ${PAGE_SIZE}; PRAGMA organization_index.journal_mode = OFF; PRAGMA organization_index.synchronous = OFF;`);
+      input = 'organization_index.organization_search_input';
+    }
+    db.exec(`CREATE TABLE ${input} (position INTEGER PRIMARY KEY, length INTEGER NOT NULL, names TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL)`);
+    this.stageOrganization = db.prepare(`INSERT INTO ${input} (position, length, names, title, body) VALUES (?, ?, ?, ?, ?)`);
   }
 
   /** A taxonomy or term. `title`: the texts that rank an item first when they hold every word searched for. */
@@ -82,19 +98,69 @@ export class SearchIndexWriter {
     return tokens;
   }
 
-  /** After the last organization: fills the organization index in rank order, and the vocabulary. */
-  finishOrganizations(): void {
-    this.db.exec(`
-      INSERT INTO organization_search (rank, position, names)
-        SELECT row_number() OVER (ORDER BY length, position), position, names FROM temp.organization_search_input ORDER BY length, position;
-    `);
-    // One statement each: the text index is filled in rank order without a call per row.
-    const inRankOrder = 'SELECT s.rank, i.title, i.body FROM organization_search s JOIN temp.organization_search_input i ON i.position = s.position ORDER BY s.rank';
-    this.db.exec(`INSERT INTO organizations_text (rowid, title, body) ${inRankOrder}`);
-    if (this.keepSearchText) this.db.exec(`INSERT INTO organizations_search_text (position, title, body) ${inRankOrder}`);
-    this.db.exec('DROP TABLE temp.organization_search_input');
+  /**
+   * After the last organization, outside a transaction: the vocabulary, and the ranked index built
+   * here, or started on a worker thread (copyOrganizationIndex takes it in once it is built).
+   */
+  finishOrganizations(): Promise<void> {
+    this.db.exec('BEGIN');
     const insertWord = this.db.prepare('INSERT INTO search_vocabulary (word, token, organizations) VALUES (?, ?, ?)');
     for (const [word, { token, organizations }] of this.vocabulary) insertWord.run(word, token, organizations);
     this.vocabulary.clear();
+    if (this.indexFile === undefined) buildOrganizationIndex(this.db, this.keepSearchText);
+    this.db.exec('COMMIT');
+    if (this.indexFile === undefined) return Promise.resolve();
+    this.db.exec('DETACH DATABASE organization_index');
+    return buildApart(this.indexFile, this.keepSearchText);
   }
+
+  /** After finishOrganizations, outside a transaction: copies an index built apart into the snapshot, and removes its file. */
+  copyOrganizationIndex(): void {
+    if (this.indexFile === undefined) return;
+    this.db.prepare('ATTACH DATABASE ? AS organization_index').run(this.indexFile);
+    try {
+      this.db.exec('BEGIN');
+      // The text index's own tables too, as they are: the rows its statements would have written here.
+      for (const table of organizationIndexStored(this.keepSearchText)) {
+        this.db.exec(`DELETE FROM main.${table}; INSERT INTO main.${table} SELECT * FROM organization_index.${table};`);
+      }
+      this.db.exec('COMMIT');
+    } finally {
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
+      this.db.exec('DETACH DATABASE organization_index');
+      rmSync(this.indexFile, { force: true });
+    }
+  }
+
+  /** Taxonomies and terms, after the last: each text index merged into one segment. */
+  finish(): void {
+    for (const list of this.inserts.keys()) this.db.exec(optimizeTextIndex(list));
+  }
+}
+
+/**
+ * Fills the ranked index of `db` (its organization_search, text index, search text when kept, and
+ * word counts) from the organizations staged in organization_search_input, which it drops.
+ */
+export function buildOrganizationIndex(db: DatabaseSync, keepSearchText: boolean): void {
+  db.exec(`
+    INSERT INTO organization_search (rank, position, names)
+      SELECT row_number() OVER (ORDER BY length, position), position, names FROM organization_search_input ORDER BY length, position;
+  `);
+  // One statement each: the text index is filled in rank order without a call per row.
+  const inRankOrder = 'SELECT s.rank, i.title, i.body FROM organization_search s JOIN organization_search_input i ON i.position = s.position ORDER BY s.rank';
+  db.exec(`INSERT INTO organizations_text (rowid, title, body) ${inRankOrder}`);
+  if (keepSearchText) db.exec(`INSERT INTO organizations_search_text (position, title, body) ${inRankOrder}`);
+  db.exec('DROP TABLE organization_search_input');
+  db.exec(optimizeTextIndex('organizations'));
+  db.exec(FILL_WORD_COUNTS);
+}
+
+function buildApart(indexFile: string, keepSearchText: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./search-index-worker.ts', import.meta.url), { workerData: { indexFile, keepSearchText }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 16 } });
+    worker.once('message', (reply: { error?: string }) => (reply.error === undefined ? resolve() : reject(new Error(`building the search index failed: ${reply.error}`))));
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the search index worker stopped (exit code ${code})`)));
+  });
 }

@@ -26,8 +26,10 @@ export interface OrganizationWriter {
   onProgress?: (written: number) => void;
   /** How many organizations will be written: a worker thread renders them when there are many. */
   organizations: number;
-  /** Render on a worker thread (true) or this one (false) whatever the size; for tests. */
+  /** Render on a worker thread (true) or this one (false) whatever the size. */
   renderInWorker?: boolean;
+  /** Called once every organization is written, before the memberships. */
+  beforeMemberships?: () => void;
 }
 
 const PROGRESS_EVERY = 10_000;
@@ -35,8 +37,9 @@ const ROWS_PER_BATCH = 50;
 const BATCHES_IN_FLIGHT = 2;
 
 /**
- * Writes the published organizations in served order, with their search text and their memberships
- * of terms and taxonomies (for filtered lists), and returns how many were written.
+ * Writes the published organizations in served order, with their search text (staged in the search
+ * index) and their memberships of terms and taxonomies (for filtered lists), and returns how many
+ * were written.
  */
 export async function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): Promise<number> {
   const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at) VALUES (?, ?, ?, ?, ?)');
@@ -116,6 +119,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
     await renderer.close();
   }
   writer.onProgress?.(position);
+  writer.beforeMemberships?.();
   termMembers.write(db, 'organization_terms (term_position, position_in_term, organization_position)');
   taxonomyMembers.write(db, 'organization_taxonomies (taxonomy_position, position_in_taxonomy, organization_position)');
   subtreeMembers.write(db, 'organization_subtrees (subtree_position, position_in_subtree, organization_position)');

@@ -62,6 +62,27 @@ export const HISTORY_TABLES = `
   CREATE TABLE removed_organizations (position INTEGER PRIMARY KEY, id TEXT NOT NULL, removed_at TEXT NOT NULL, json TEXT NOT NULL);
 `;
 
+/**
+ * The organizations' ranked text index, which an import may build in a file of its own, on another
+ * thread, and copy in: ORGANIZATION_INDEX_STORED are the tables that hold it, the text index's own
+ * included (see publish/search-index.ts).
+ */
+const ORGANIZATION_INDEX_TABLES = `
+  CREATE TABLE organization_word_counts (word TEXT PRIMARY KEY, organizations INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE organization_search (rank INTEGER PRIMARY KEY, position INTEGER NOT NULL, names TEXT NOT NULL);
+  CREATE VIRTUAL TABLE organizations_text USING fts5(${FULL_TEXT});
+`;
+
+export const createOrganizationIndexTables = (keepSearchText: boolean): string =>
+  `${ORGANIZATION_INDEX_TABLES}${keepSearchText ? searchTextTable('organizations') : ''}`;
+
+export const organizationIndexStored = (keepSearchText: boolean): string[] => [
+  'organization_word_counts',
+  'organization_search',
+  ...['data', 'idx', 'docsize', 'config'].map((shadow) => `organizations_text_${shadow}`),
+  ...(keepSearchText ? ['organizations_search_text'] : []),
+];
+
 export const CREATE_TABLES = `
   CREATE TABLE dataset (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
   CREATE TABLE taxonomies (
@@ -123,10 +144,8 @@ export const CREATE_TABLES = `
     PRIMARY KEY (position, facet, value)
   ) WITHOUT ROWID;
   CREATE TABLE facet_counts (facet INTEGER NOT NULL, value INTEGER NOT NULL, organizations INTEGER NOT NULL, PRIMARY KEY (facet, value)) WITHOUT ROWID;
-  CREATE TABLE organization_word_counts (word TEXT PRIMARY KEY, organizations INTEGER NOT NULL) WITHOUT ROWID;
-  CREATE TABLE organization_search (rank INTEGER PRIMARY KEY, position INTEGER NOT NULL, names TEXT NOT NULL);
+  ${ORGANIZATION_INDEX_TABLES}
   CREATE TABLE search_vocabulary (word TEXT PRIMARY KEY, token TEXT NOT NULL, organizations INTEGER NOT NULL) WITHOUT ROWID;
-  CREATE VIRTUAL TABLE organizations_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomies_text USING fts5(${FULL_TEXT});
 `;
@@ -139,17 +158,15 @@ export type SearchedList = (typeof SEARCHED_LISTS)[number];
  * Only in a snapshot built to be loaded elsewhere (BuildOptions.keepSearchText): the words of each
  * item as indexed, which a contentless text index cannot give back.
  */
-export const CREATE_SEARCH_TEXT_TABLES = SEARCHED_LISTS.map(
-  (list) => `CREATE TABLE ${list}_search_text (position INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);`,
-).join('\n');
+const searchTextTable = (list: SearchedList): string => `CREATE TABLE ${list}_search_text (position INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL);`;
+
+export const CREATE_SEARCH_TEXT_TABLES = SEARCHED_LISTS.map(searchTextTable).join('\n');
 
 /**
  * Run after the bulk load: each text index is merged into one segment (about a second at 2,000,000
  * organizations), so a search reads one list per word; a count of 600,000 matches went from 23 to 16 ms.
  */
-export const OPTIMIZE_TEXT_INDEXES = SEARCHED_LISTS.map((list) => `${list}_text`)
-  .map((table) => `INSERT INTO ${table} (${table}) VALUES ('optimize');`)
-  .join('\n');
+export const optimizeTextIndex = (list: SearchedList): string => `INSERT INTO ${list}_text (${list}_text) VALUES ('optimize');`;
 
 /**
  * How many organizations hold each word, read off the merged text index: the total of a one-word

@@ -43,8 +43,8 @@ describe('building a snapshot', () => {
     try {
       const at = new Date('2026-01-01');
       const [inWorker, here] = [join(directory.path, 'worker.sqlite'), join(directory.path, 'here.sqlite')];
-      const workerBuild = await buildSnapshot(samples[0]!.input, inWorker, { now: () => at, renderInWorker: true });
-      const hereBuild = await buildSnapshot(samples[1]!.input, here, { now: () => at, renderInWorker: false });
+      const workerBuild = await buildSnapshot(samples[0]!.input, inWorker, { now: () => at, useWorkers: true });
+      const hereBuild = await buildSnapshot(samples[1]!.input, here, { now: () => at, useWorkers: false });
       assert.ok(workerBuild.organizations > 5000);
       assert.equal(workerBuild.version, hereBuild.version);
       const [workerRows, hereRows] = [allRows(inWorker), allRows(here)];
