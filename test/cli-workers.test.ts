@@ -46,7 +46,8 @@ async function servesWithWorkers(backend: Backend, scratch: string): Promise<voi
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...backend.env },
   });
-  const exited = new Promise<number | null>((resolve) => primary.once('exit', resolve));
+  // 'close', not 'exit': the process can exit before its last output has been read from the pipe.
+  const exited = new Promise<number | null>((resolve) => primary.once('close', resolve));
   let pids: number[] = [];
   try {
     let output = '';
