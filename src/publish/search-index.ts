@@ -16,6 +16,9 @@ import type { SearchedList } from '../store/sqlite-schema.ts';
  * or, given `indexFile`, from a file of its own on a worker thread, while this one writes the rest
  * of the snapshot, and then copied in. Either way the snapshot's tables are the same, row for row.
  */
+/** Sets of terms whose part of `names` is kept (organizations share a few sets of terms; memory stays bounded). */
+const TOPIC_LINES_KEPT = 10_000;
+
 export class SearchIndexWriter {
   private readonly db: DatabaseSync;
   private readonly inserts: Map<Exclude<SearchedList, 'organizations'>, StatementSync[]>;
@@ -23,6 +26,7 @@ export class SearchIndexWriter {
   /** Per name word: its token and how many organizations hold it. */
   private readonly vocabulary = new Map<string, { token: string; organizations: number }>();
   private readonly tokensOfTopic = new Map<number, readonly string[]>();
+  private readonly topicLines = new Map<string, string>();
   private readonly keepSearchText: boolean;
   private readonly indexFile: string | undefined;
 
@@ -73,22 +77,31 @@ export class SearchIndexWriter {
     const nameWords = textWords(name);
     const alternateWords = textWords(alternateName);
     const seen = new Set<string>();
-    for (const { word, token } of [...nameWords, ...alternateWords]) {
-      if (seen.has(word)) continue;
-      seen.add(word);
-      const entry = this.vocabulary.get(word);
-      if (entry === undefined) this.vocabulary.set(word, { token, organizations: 1 });
-      else entry.organizations++;
+    for (const words of [nameWords, alternateWords]) {
+      for (const { word, token } of words) {
+        if (seen.has(word)) continue;
+        seen.add(word);
+        const entry = this.vocabulary.get(word);
+        if (entry === undefined) this.vocabulary.set(word, { token, organizations: 1 });
+        else entry.organizations++;
+      }
     }
-    const topicTokens = new Set(topics.flatMap((topic) => this.topicTokens(topic)));
-    const names = [
-      nameWords.map((word) => word.word).join(' '),
-      alternateWords.map((word) => word.word).join(' '),
-      [...topicTokens].join(' '),
-      [...new Set(topics.map((topic) => topic.position))].join(' '),
-    ].join('\t');
-    const title = [...indexedTokens(nameWords), ...indexedTokens(alternateWords)].join(' ');
+    const names = `${nameWords.map((word) => word.word).join(' ')}\t${alternateWords.map((word) => word.word).join(' ')}\t${this.topicLine(topics)}`;
+    const title = (alternateWords.length === 0 ? indexedTokens(nameWords) : [...indexedTokens(nameWords), ...indexedTokens(alternateWords)]).join(' ');
     this.stageOrganization.run(position, nameWords.length, names, title, searchLine(description));
+  }
+
+  /** The terms' part of an organization's `names`: their tokens, then their positions; made once per set of terms. */
+  private topicLine(topics: readonly { name: string; position: number }[]): string {
+    let key = '';
+    for (const topic of topics) key += `${topic.position} `;
+    let line = this.topicLines.get(key);
+    if (line === undefined) {
+      const tokens = new Set(topics.flatMap((topic) => this.topicTokens(topic)));
+      line = `${[...tokens].join(' ')}\t${[...new Set(topics.map((topic) => topic.position))].join(' ')}`;
+      if (this.topicLines.size < TOPIC_LINES_KEPT) this.topicLines.set(key, line);
+    }
+    return line;
   }
 
   /** The tokens of a term's name, made once per term: many organizations share each term. */

@@ -101,11 +101,10 @@ const stems = new Map<string, string>();
 
 /** The indexed form of a word: its Porter stem when it is English (a-z only). */
 export function stem(word: string): string {
-  if (!ENGLISH.test(word)) return word;
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
     if (stems.size >= STEMS_KEPT) stems.clear();
-    stemmed = stemmer(word);
+    stemmed = ENGLISH.test(word) ? stemmer(word) : word;
     stems.set(word, stemmed);
   }
   return stemmed;
