@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { isUuid, organizationId } from '../hsds/ids.ts';
@@ -15,7 +14,7 @@ import { publishTime, writeHistory } from './history.ts';
 import type { ChangesFromPrevious } from './history.ts';
 import { PreviousVersions } from './previous-versions.ts';
 import { SearchIndexWriter } from './search-index.ts';
-import { WORKER_FROM_ORGANIZATIONS } from './render-organizations.ts';
+import { workersPay } from './render-organizations.ts';
 import { STAGING_TABLES, stagingKey } from './staging.ts';
 import { OUTSIDE_TERMS, renderVocabulary, termKey } from './vocabulary.ts';
 import { writeOrganizations } from './write-organizations.ts';
@@ -56,8 +55,7 @@ export interface BuildOptions {
   keepSearchText?: boolean;
   /**
    * Render organizations, and build their search index, on worker threads (true) or not (false),
-   * whatever their number; for tests. By default they are, from WORKER_FROM_ORGANIZATIONS on, where
-   * there is a second core.
+   * whatever their number; for tests. By default, where they pay (see workersPay).
    */
   useWorkers?: boolean;
 }
@@ -116,7 +114,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
   const hash = createHash('sha256');
   const previous = options.previous ?? PreviousVersions.none;
   const publishedAt = publishTime(options.now?.() ?? new Date(), previous);
-  const useWorkers = options.useWorkers ?? (staged.published >= WORKER_FROM_ORGANIZATIONS && availableParallelism() > 1);
+  const useWorkers = options.useWorkers ?? workersPay(staged.published);
   // Transactions only batch writes here (there is no journal); one ends wherever a file is attached or read by another thread.
   db.exec('COMMIT');
   const searchIndex = new SearchIndexWriter(db, options.keepSearchText === true, useWorkers ? indexFile : undefined);
@@ -135,7 +133,6 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
     publishedAt,
     hash,
     onProgress: (written) => options.onProgress?.('write', written, staged.published),
-    organizations: staged.published,
     renderInWorker: useWorkers,
     // With workers, the search index is built on one while this thread writes memberships, facets and indexes.
     beforeMemberships: () => {

@@ -166,13 +166,13 @@ export interface BatchRenderer {
 }
 
 /** Below this many organizations a worker's start (tens of milliseconds) costs more than it saves. */
-export const WORKER_FROM_ORGANIZATIONS = 20_000;
+const WORKER_FROM_ORGANIZATIONS = 20_000;
 
-/**
- * A worker thread where a second core can take the rendering and the input is large enough for it
- * to pay; otherwise this thread.
- */
-export function batchRenderer(vocabulary: RenderVocabulary, organizations: number, inWorker = organizations >= WORKER_FROM_ORGANIZATIONS && availableParallelism() > 1): BatchRenderer {
+/** Whether worker threads pay for writing this many organizations: where a second core can take them, and there are enough. */
+export const workersPay = (organizations: number): boolean => organizations >= WORKER_FROM_ORGANIZATIONS && availableParallelism() > 1;
+
+/** Renders on a worker thread (`inWorker`, see workersPay) or this one. */
+export function batchRenderer(vocabulary: RenderVocabulary, inWorker: boolean): BatchRenderer {
   if (!inWorker) {
     const renderer = new RowRenderer(vocabulary);
     return { render: async (rows) => rows.map((row) => renderer.render(row)), close: async () => {} };

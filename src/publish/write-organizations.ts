@@ -24,10 +24,8 @@ export interface OrganizationWriter {
   /** Every served document goes into the dataset version. */
   hash: Hash;
   onProgress?: (written: number) => void;
-  /** How many organizations will be written: a worker thread renders them when there are many. */
-  organizations: number;
-  /** Render on a worker thread (true) or this one (false) whatever the size. */
-  renderInWorker?: boolean;
+  /** Render on a worker thread (true) or this one (false). */
+  renderInWorker: boolean;
   /** Called once every organization is written, before the memberships. */
   beforeMemberships?: () => void;
 }
@@ -102,7 +100,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   // Batches go to the renderer as they are read; while it renders the next one, this thread writes the
   // one before. Small batches, two in flight: more kept rows long enough to reach V8's old space,
   // whose growth took the bundled import's peak from 346 to 420 MB at 100 rows × 3 for no gain in time.
-  const renderer = batchRenderer(vocabularyForRendering(writer.termByKey, writer.input.impliedTags), writer.organizations, writer.renderInWorker);
+  const renderer = batchRenderer(vocabularyForRendering(writer.termByKey, writer.input.impliedTags), writer.renderInWorker);
   try {
     const inFlight: Promise<RenderedRow[]>[] = [];
     let batch: StagedRow[] = [];

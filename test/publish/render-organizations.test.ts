@@ -13,7 +13,7 @@ const row = (externalId: string, tags: unknown[] = []): StagedRow => ({
 
 describe('rendering organizations on a worker thread', () => {
   it('renders batches in the order sent', async () => {
-    const renderer = batchRenderer({ terms: [], implied: [] }, 0, true);
+    const renderer = batchRenderer({ terms: [], implied: [] }, true);
     try {
       const batches = await Promise.all([renderer.render([row('1'), row('2')]), renderer.render([row('3')])]);
       assert.deepEqual(batches.map((batch) => batch.map((rendered) => rendered.externalId)), [['1', '2'], ['3']]);
@@ -27,7 +27,7 @@ describe('rendering organizations on a worker thread', () => {
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
-    const renderer = batchRenderer({ terms: [], implied: [] }, 0, true);
+    const renderer = batchRenderer({ terms: [], implied: [] }, true);
     try {
       // A tag of a term the vocabulary lacks: the build checks tags first, so only a bug gets here.
       const failing = renderer.render([row('1', [{ taxonomy: 'x', code: 'y' }])]);
