@@ -2,21 +2,19 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { isUuid, organizationId } from '../hsds/ids.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
-import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
+import type { DatasetInput } from '../hsds/records.ts';
 import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
-import { counted, Diagnostics, formatLocation } from './diagnostics.ts';
+import { counted, Diagnostics } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
-import type { SourceLocation } from './diagnostics.ts';
 import { publishTime, writeHistory } from './history.ts';
 import type { ChangesFromPrevious } from './history.ts';
 import { PreviousVersions } from './previous-versions.ts';
 import { SearchIndexWriter } from './search-index.ts';
 import { workersPay } from './render-organizations.ts';
-import { STAGING_TABLES, stagingKey } from './staging.ts';
-import { OUTSIDE_TERMS, renderVocabulary, termKey } from './vocabulary.ts';
+import { stageInput, STAGING_TABLES } from './staging.ts';
+import { OUTSIDE_TERMS, renderVocabulary } from './vocabulary.ts';
 import { writeOrganizations } from './write-organizations.ts';
 
 /** The input has errors (listed in `diagnostics`); nothing was written. */
@@ -60,11 +58,6 @@ export interface BuildOptions {
   useWorkers?: boolean;
 }
 
-const PROGRESS_EVERY = 10_000;
-
-/** Organizations are served by name (case-insensitive, by code point), then by native id. */
-const organizationSortKey = (name: string): string => name.normalize('NFKC').toLowerCase();
-
 
 /**
  * Builds a complete snapshot file at `target` (which must not exist yet), checking the input as it
@@ -101,9 +94,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
   const { taxonomies, termsByTaxonomy, termByKey } = renderVocabulary(input.taxonomies, input.terms, diagnostics);
 
   db.exec('BEGIN');
-  const staged = await stageOrganizations(db, input, termByKey, diagnostics, options);
-  checkLinks(db, diagnostics);
-  if (staged.withParent > 0) checkParentCycles(db, diagnostics);
+  const staged = await stageInput(db, input, termByKey, diagnostics, (read) => options.onProgress?.('read', read));
   if (diagnostics.hasErrors) throw new InvalidDataset(diagnostics);
   const counts = { unpublishedOrganizations: staged.unpublished, taxonomies: taxonomies.length, taxonomyTerms: termByKey.size };
   if (options.dryRun) {
@@ -236,202 +227,4 @@ function writeVocabulary(
   });
   writeTerms(termsByTaxonomy.get(OUTSIDE_TERMS)!, 0);
   return { termPositions, taxonomyPositions, subtreesOf: subtreePositions(termsByTaxonomy, termPositions) };
-}
-
-const locationText = (at: SourceLocation | undefined): string | null => (at === undefined ? null : JSON.stringify(at));
-const locationOf = (text: string | null): SourceLocation => (text === null ? { file: '(input)' } : (JSON.parse(text) as SourceLocation));
-
-/** A tag naming a term that is not in the input is left out: with a warning where references may dangle, else an error. */
-function knownTerm(tag: TagRecord, at: SourceLocation | undefined, lenient: boolean | undefined, termByKey: ReadonlyMap<string, RenderedTerm>, diagnostics: Diagnostics): boolean {
-  if (termByKey.has(termKey(tag.taxonomy, tag.code))) return true;
-  // The location names the organization's column; the message says which term.
-  const where = { file: '(input)', ...at, field: undefined };
-  if (lenient === true) diagnostics.danglingReference(where, `tag ${tag.taxonomy}:${tag.code} names no term of the input; left out`, 'tag naming a term not in the input');
-  else diagnostics.danglingReference(where, `tag ${tag.taxonomy}:${tag.code} names no known taxonomy term`);
-  return false;
-}
-
-async function stageOrganizations(
-  db: DatabaseSync,
-  input: DatasetInput,
-  termByKey: ReadonlyMap<string, RenderedTerm>,
-  diagnostics: Diagnostics,
-  options: BuildOptions,
-) {
-  const stage = db.prepare('INSERT INTO staging.organizations (external_id, sort_key, published, parent, record) VALUES (?, ?, ?, ?, ?)');
-  let read = 0;
-  let published = 0;
-  let withParent = 0;
-  const uuidIds = new Map<string, SourceLocation | undefined>();
-  for await (const organization of input.organizations) {
-    if (++read % PROGRESS_EVERY === 0) options.onProgress?.('read', read);
-    const tags = organization.tags.filter((tag) => knownTerm(tag, { file: '(input)', ...organization.at, field: 'tags' }, organization.lenientReferences, termByKey, diagnostics));
-    const isPublished = organization.status === 'published';
-    const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
-    const key = stagingKey(organization.externalId);
-    stage.run(key, organizationSortKey(organization.name), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }));
-    if (isPublished) published++;
-    if (parent !== null) withParent++;
-    if (isUuid(key) && key[14] === '5' && !uuidIds.has(key)) uuidIds.set(key, organization.at);
-  }
-  options.onProgress?.('read', read);
-  const duplicates = removeDuplicates(db, diagnostics);
-  published -= duplicates.published;
-  withParent -= duplicates.withParent;
-
-  const lenient = (link: { lenientReferences?: boolean }): number => (link.lenientReferences === true ? 1 : 0);
-  const stageTag = db.prepare('INSERT INTO staging.tags (external_id, taxonomy, code, attribute_id, label, link_type, value, at, lenient) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
-  for await (const link of input.tags ?? []) {
-    if (!knownTerm(link, link.at, link.lenientReferences, termByKey, diagnostics)) continue;
-    const { attributeId, label, linkType, value } = link;
-    stageTag.run(stagingKey(link.organization), link.taxonomy, link.code, attributeId ?? null, label ?? null, linkType ?? null, value ?? null, locationText(link.at), lenient(link));
-  }
-  const stageIdentifier = db.prepare('INSERT INTO staging.identifiers (external_id, record, at, lenient) VALUES (?, ?, ?, ?)');
-  for await (const link of input.identifiers ?? []) {
-    const record: OrganizationIdentifierRecord = { scheme: link.scheme, type: link.type, identifier: link.identifier, id: link.id };
-    stageIdentifier.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at), lenient(link));
-  }
-  const stageUrl = db.prepare('INSERT INTO staging.urls (external_id, record, at, lenient) VALUES (?, ?, ?, ?)');
-  for await (const link of input.urls ?? []) {
-    const record: UrlRecord = { url: link.url, label: link.label, id: link.id };
-    stageUrl.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at), lenient(link));
-  }
-  for (const table of LINK_TABLES) db.exec(`CREATE INDEX staging.${table}_by_organization ON ${table} (external_id)`);
-  checkIdCollisions(db, uuidIds, diagnostics);
-  return { published, unpublished: read - published, withParent };
-}
-
-/**
- * Rows are staged in the order read, and indexed by native id after: inserting into a table keyed by
- * id put each IRS state file's rows all over the one before (1.8 s of inserts for the bundled
- * dataset, against 0.6 s in order). An organization defined twice is an error at its second
- * definition, which is then left out; returns how many of those were published or had a parent.
- */
-function removeDuplicates(db: DatabaseSync, diagnostics: Diagnostics): { published: number; withParent: number } {
-  db.exec('CREATE INDEX staging.organizations_by_id ON organizations (external_id)');
-  const repeats = db.prepare(`
-    SELECT o.rowid AS row, o.external_id, o.record, o.published, o.parent IS NOT NULL AS has_parent, f.record AS first_record
-    FROM (SELECT external_id, min(rowid) AS first FROM staging.organizations GROUP BY external_id HAVING count(*) > 1) d
-      JOIN staging.organizations o ON o.external_id = d.external_id AND o.rowid <> d.first
-      JOIN staging.organizations f ON f.rowid = d.first
-    ORDER BY o.rowid`);
-  const remove = db.prepare('DELETE FROM staging.organizations WHERE rowid = ?');
-  const removed = { published: 0, withParent: 0 };
-  type Repeat = { row: number; external_id: string; record: string; published: number; has_parent: number; first_record: string };
-  for (const repeat of repeats.all() as Repeat[]) {
-    remove.run(repeat.row);
-    removed.published += repeat.published;
-    removed.withParent += repeat.has_parent;
-    const { at } = JSON.parse(repeat.record) as OrganizationRecord;
-    const first = JSON.parse(repeat.first_record) as OrganizationRecord;
-    const firstAt = first.at === undefined ? '' : ` (first at ${formatLocation({ ...first.at, field: undefined })})`;
-    diagnostics.error({ file: '(input)', ...at, field: 'id' }, `organization ${repeat.external_id} is defined twice${firstAt}`);
-  }
-  return removed;
-}
-
-/**
- * A native id that is a version-5 UUID is served as is, so it could equal the id derived from another
- * organization's native id. Only then are derived ids computed and compared (rarely: HSDS sources
- * use random, version-4 UUIDs).
- */
-function checkIdCollisions(db: DatabaseSync, uuidIds: ReadonlyMap<string, SourceLocation | undefined>, diagnostics: Diagnostics): void {
-  if (uuidIds.size === 0) return;
-  for (const { external_id: externalId } of db.prepare('SELECT external_id FROM staging.organizations').iterate() as Iterable<{ external_id: string }>) {
-    if (isUuid(externalId)) continue;
-    const derived = organizationId(externalId);
-    if (uuidIds.has(derived)) {
-      diagnostics.error(
-        { file: '(input)', ...uuidIds.get(derived), field: 'id' },
-        `id ${derived} is also the id this API derives for organization ${externalId}; give one of them another id`,
-      );
-    }
-  }
-}
-
-/** Rows given apart from their organization, each in a staging table keyed by the organization's native id. */
-const LINK_TABLES = ['tags', 'identifiers', 'urls'] as const;
-
-const LINK_NOUNS: Record<(typeof LINK_TABLES)[number], string> = { tags: 'tag', identifiers: 'identifier', urls: 'website' };
-
-/**
- * A link to an organization that is not in the input has nowhere to be served: where references may
- * dangle (HSDS packages) it is left out with a warning, else it is an error. A parent that is not in
- * the input is a warning: served as given where references may dangle, else left out.
- */
-function checkLinks(db: DatabaseSync, diagnostics: Diagnostics): void {
-  for (const table of LINK_TABLES) {
-    const orphans = db.prepare(
-      `SELECT l.external_id, l.at, l.lenient FROM staging.${table} l WHERE NOT EXISTS (SELECT 1 FROM staging.organizations o WHERE o.external_id = l.external_id)`,
-    );
-    for (const row of orphans.iterate() as Iterable<{ external_id: string; at: string | null; lenient: number }>) {
-      const at = locationOf(row.at);
-      if (row.lenient === 1) diagnostics.danglingReference(at, `is linked to organization ${row.external_id}, which is not in the input; left out`, `${LINK_NOUNS[table]} of an organization not in the input`);
-      else diagnostics.danglingReference(at, `names organization ${row.external_id}, which is not in the input`);
-    }
-  }
-  const missingParents = db.prepare(
-    `SELECT o.parent, o.record FROM staging.organizations o WHERE o.parent IS NOT NULL AND NOT EXISTS (SELECT 1 FROM staging.organizations p WHERE p.external_id = o.parent)`,
-  );
-  for (const row of missingParents.iterate() as Iterable<{ parent: string; record: string }>) {
-    const { at, parentField, lenientReferences } = JSON.parse(row.record) as OrganizationRecord;
-    const outcome = lenientReferences === true ? 'served as given' : 'left out';
-    diagnostics.danglingReference({ file: '(input)', ...at, field: parentField ?? 'parent_id' }, `parent ${row.parent} is not in the input; ${outcome}`, 'parent organization not in the input');
-  }
-}
-
-/** Ids of a cycle as printed: all of a short one, the start of a long one. */
-function describeCycle(first: readonly string[], length: number): string {
-  return length <= CYCLE_IDS_SHOWN ? [...first, first[0]!].join(' → ') : `${first.join(' → ')} → … (${length} organizations in all)`;
-}
-
-const CYCLE_IDS_SHOWN = 5;
-
-/**
- * HSDS parent links form a tree, so a chain of parents that comes back to where it started is an
- * error (served, it would send a client that follows parents round for ever). Only organizations with
- * a parent can be in a cycle: they are numbered (in the staging database), their parents' numbers read
- * into an array (4 bytes each), and each chain walked once in memory, every organization on it marked
- * with the walk's number; meeting a mark of the same walk closes a cycle. (Walking in SQL, a lookup
- * per step, was four times slower.)
- */
-function checkParentCycles(db: DatabaseSync, diagnostics: Diagnostics): void {
-  // Numbered from 1 in key order, the rowid; 0 stands for no parent.
-  db.exec(`
-    CREATE TABLE staging.with_parent (n INTEGER PRIMARY KEY, external_id TEXT NOT NULL UNIQUE, parent TEXT NOT NULL);
-    INSERT INTO staging.with_parent (external_id, parent)
-      SELECT external_id, parent FROM staging.organizations WHERE parent IS NOT NULL ORDER BY external_id;
-  `);
-  const { count } = db.prepare('SELECT count(*) AS count FROM staging.with_parent').get() as { count: number };
-  // The number of each one's parent; 0 when the parent has no parent itself (or is not in the input): there the chain ends.
-  const parentOf = new Int32Array(count + 1);
-  const parents = db.prepare('SELECT c.n, p.n FROM staging.with_parent c JOIN staging.with_parent p ON p.external_id = c.parent');
-  parents.setReturnArrays(true);
-  for (const [child, parent] of parents.iterate() as Iterable<[number, number]>) parentOf[child] = parent;
-
-  const idOf = db.prepare('SELECT external_id FROM staging.with_parent WHERE n = ?');
-  const recordOf = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
-  const walkOf = new Int32Array(count + 1);
-  let walk = 0;
-  for (let start = 1; start <= count; start++) {
-    if (walkOf[start] !== 0) continue;
-    walk++;
-    let node = start;
-    while (node !== 0 && walkOf[node] === 0) {
-      walkOf[node] = walk;
-      node = parentOf[node]!;
-    }
-    if (node === 0 || walkOf[node] !== walk) continue;
-    const first: string[] = [];
-    let length = 0;
-    let member = node;
-    do {
-      if (first.length < CYCLE_IDS_SHOWN) first.push((idOf.get(member) as { external_id: string }).external_id);
-      length++;
-      member = parentOf[member]!;
-    } while (member !== node);
-    const { at, parentField } = JSON.parse((recordOf.get(first[0]!) as { record: string }).record) as OrganizationRecord;
-    const reason = length === 1 ? `organization ${first[0]} names itself as its parent` : `organizations ${describeCycle(first, length)} are each other's parents`;
-    diagnostics.error({ file: '(input)', ...at, field: parentField ?? 'parent_id' }, `${reason}; parent links must form a tree`);
-  }
 }
