@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
-import { CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, PAGE_SIZE, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
 import { counted, Diagnostics } from './diagnostics.ts';
 import { syncPath } from './durable.ts';
 import { publishTime, writeHistory } from './history.ts';
@@ -87,7 +87,7 @@ export async function buildSnapshot(input: DatasetInput, target: string, options
 async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: string, options: BuildOptions): Promise<BuildResult> {
   const diagnostics = options.diagnostics ?? new Diagnostics();
   // A modest page cache: every read below is sequential, and memory must stay flat at any input size.
-  db.exec(`PRAGMA page_size = ${PAGE_SIZE}; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; PRAGMA cache_size = -16384;`);
+  db.exec(`${buildFilePragmas('main', 16_384)} PRAGMA temp_store = FILE;`);
   db.exec(CREATE_TABLES);
   db.exec("ATTACH DATABASE '' AS staging");
   db.exec(STAGING_TABLES);

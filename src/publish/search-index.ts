@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { indexedTokens, indexedWords, searchLine, textWords } from '../store/search-text.ts';
-import { CREATE_SEARCH_TEXT_TABLES, FILL_WORD_COUNTS, organizationIndexStored, optimizeTextIndex, PAGE_SIZE, SEARCHED_LISTS } from '../store/sqlite-schema.ts';
+import { buildFilePragmas, CREATE_SEARCH_TEXT_TABLES, FILL_WORD_COUNTS, organizationIndexStored, optimizeTextIndex, SEARCHED_LISTS } from '../store/sqlite-schema.ts';
 import type { SearchedList } from '../store/sqlite-schema.ts';
 
 /**
@@ -18,6 +18,9 @@ import type { SearchedList } from '../store/sqlite-schema.ts';
  */
 /** Sets of terms whose part of `names` is kept (organizations share a few sets of terms; memory stays bounded). */
 const TOPIC_LINES_KEPT = 10_000;
+
+/** The page cache of an organization index built apart: small, since its worker's memory adds to the import's peak. */
+export const INDEX_CACHE_KIB = 2048;
 
 export class SearchIndexWriter {
   private readonly db: DatabaseSync;
@@ -49,7 +52,7 @@ export class SearchIndexWriter {
     if (indexFile !== undefined) {
       rmSync(indexFile, { force: true });
       db.prepare('ATTACH DATABASE ? AS organization_index').run(indexFile);
-      db.exec(`PRAGMA organization_index.page_size = ${PAGE_SIZE}; PRAGMA organization_index.journal_mode = OFF; PRAGMA organization_index.synchronous = OFF;`);
+      db.exec(buildFilePragmas('organization_index', INDEX_CACHE_KIB));
       input = 'organization_index.organization_search_input';
     }
     db.exec(`CREATE TABLE ${input} (position INTEGER PRIMARY KEY, length INTEGER NOT NULL, names TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL)`);

@@ -30,6 +30,14 @@ export const KEPT_VERSIONS = 30;
 export const PAGE_SIZE = 16_384;
 
 /**
+ * A database file an import is writing: no journal and no syncs (the build syncs the finished snapshot
+ * once; an interrupted build is thrown away), and a page cache of `cacheKiB`. Node's SQLite must be
+ * opened with `defensive: false` for journal_mode = OFF to take.
+ */
+export const buildFilePragmas = (schema: string, cacheKiB: number): string =>
+  `PRAGMA ${schema}.page_size = ${PAGE_SIZE}; PRAGMA ${schema}.journal_mode = OFF; PRAGMA ${schema}.synchronous = OFF; PRAGMA ${schema}.cache_size = -${cacheKiB};`;
+
+/**
  * The text indexes hold words already made by store/search-text.ts, one line of words separated by
  * spaces per column, so the ascii tokenizer only splits at the spaces. `title` is an item's name (and
  * alternate name, or code); `body` its description. Searches match words in either; titles rank first.
