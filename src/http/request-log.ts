@@ -7,8 +7,9 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
  * where the logger does not carry it already.
  */
 export function logRequest(log: FastifyBaseLogger, method: string, url: string, statusCode: number, responseTimeMs: number, reqId?: string): void {
-  const line = { req: { method, url }, res: { statusCode }, responseTime: responseTimeMs };
-  log.info(reqId === undefined ? line : { reqId, ...line }, 'request completed');
+  const req = { method, url };
+  const res = { statusCode };
+  log.info(reqId === undefined ? { req, res, responseTime: responseTimeMs } : { reqId, req, res, responseTime: responseTimeMs }, 'request completed');
 }
 
 /** Fastify's request logging with one line per request (its own writes two: one as it comes, one when answered). */

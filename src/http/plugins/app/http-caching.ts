@@ -69,6 +69,7 @@ const representationTag = (origin: string): string => hash('sha1', `${packageJso
 
 /** Whether an If-None-Match header lists this ETag (or `*`); weak comparison, as RFC 9110 asks for GET. */
 function matchesAny(header: string, etag: string): boolean {
+  if (header === etag) return true;
   if (header.trim() === '*') return true;
   const opaque = etag.replace(/^W\//, '');
   return header.split(',').some((candidate) => candidate.trim().replace(/^W\//, '') === opaque);

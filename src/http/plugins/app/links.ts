@@ -24,24 +24,24 @@ function requestOrigin(request: FastifyRequest): string {
   return originOf(request.protocol === 'https' ? 'https' : 'http', request.host);
 }
 
-/** Origins of the last hosts seen: a server is addressed by a few names, and parsing one is a URL parse per request. */
-const origins = new Map<string, string>();
+/** Origins of the last hosts seen, by protocol: a server is addressed by a few names, and parsing one is a URL parse per request. */
+const origins = { http: new Map<string | undefined, string>(), https: new Map<string | undefined, string>() };
 const ORIGINS_KEPT = 64;
 
 /** The origin of a protocol and a Host header (see requestOrigin). */
 export function originOf(protocol: 'http' | 'https', host: string | undefined): string {
-  const given = `${protocol}://${host}`;
-  let origin = origins.get(given);
+  const known = origins[protocol];
+  let origin = known.get(host);
   if (origin === undefined) {
     origin = FALLBACK_ORIGIN;
     try {
-      const url = new URL(given);
+      const url = new URL(`${protocol}://${host}`);
       if (url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '') origin = url.origin;
     } catch {
       // not a valid host
     }
-    if (origins.size >= ORIGINS_KEPT) origins.clear();
-    origins.set(given, origin);
+    if (known.size >= ORIGINS_KEPT) known.clear();
+    known.set(host, origin);
   }
   return origin;
 }

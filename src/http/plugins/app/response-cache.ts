@@ -28,8 +28,10 @@ export interface ResponseCacheOptions {
 
 /** No one entry may take more than this share of the cache. */
 const MAX_ENTRY_SHARE = 16;
-/** Rough per-entry overhead beyond the bodies: the key, the Map slot, the object. */
+/** Rough per-entry overhead beyond the bodies and the target: the Map and Set slots, the object. */
 const ENTRY_OVERHEAD = 200;
+/** Rough size of an entry's answer before Fastify in one coding: two header objects (see HitAnswer). */
+const HIT_ANSWER_OVERHEAD = 600;
 
 /**
  * The body in memory of its own, so that the bytes counted are the bytes kept. Bodies under 32 KiB
@@ -48,7 +50,23 @@ function ownMemory(body: Buffer): Buffer {
 /** Headers a route may set that describe its representation, kept with it (a page's policy, a list's links). */
 const REPRESENTATION_HEADERS = ['content-security-policy', 'content-language', 'content-disposition', 'link'] as const;
 
+/**
+ * How a hit answered before Fastify is sent in one coding: its validators, its body, and its head as a
+ * 200 and as a 304, made once (an entry belongs to one dataset version and link origin, and so do its
+ * validators). The heads' x-request-id is set for each request just before it is written.
+ */
+interface HitAnswer {
+  etag: string;
+  lastModified: string;
+  body: Buffer;
+  ok: Record<string, string | number>;
+  notModified: Record<string, string | number>;
+}
+
 class CachedResponse {
+  /** Where the cache holds it (see ResponseCache). */
+  readonly scope: string;
+  readonly target: string;
   readonly contentType: string;
   /** The route's REPRESENTATION_HEADERS, sent again with every hit. */
   readonly headers: Record<string, string>;
@@ -56,13 +74,19 @@ class CachedResponse {
   readonly route: string;
   private readonly bodies: Partial<Record<ContentCoding, Buffer>>;
   bytes: number;
+  /** ResponseCache's count of insertions when this entry was last put at the end of its order. */
+  insertedAt = 0;
+  /** Its answers before Fastify, by coding (see answerHit). */
+  readonly hitAnswers: Partial<Record<ContentCoding, HitAnswer>> = {};
 
-  constructor(contentType: string, headers: Record<string, string>, identity: Buffer, keyLength: number, route: string) {
+  constructor(scope: string, target: string, contentType: string, headers: Record<string, string>, identity: Buffer, route: string) {
+    this.scope = scope;
+    this.target = target;
     this.contentType = contentType;
     this.headers = headers;
     this.route = route;
     this.bodies = { identity: ownMemory(identity) };
-    this.bytes = identity.length + keyLength + ENTRY_OVERHEAD;
+    this.bytes = identity.length + target.length + ENTRY_OVERHEAD;
   }
 
   /** The body in a coding, compressed once, the first time it is asked for; returns the bytes added too. */
@@ -76,8 +100,27 @@ class CachedResponse {
   }
 }
 
+/**
+ * What a response depends on besides its target: the dataset version, the link origin and, for a
+ * route with more than one form, the form. Made once for the same three (a request's version and
+ * origin are the same strings every time), so that looking it up hashes nothing new.
+ */
+export class Scopes {
+  private last = { version: '', origin: '', representation: '', scope: '\n\n' };
+
+  of(version: string, origin: string, representation: string): string {
+    const last = this.last;
+    if (last.version === version && last.origin === origin && last.representation === representation) return last.scope;
+    this.last = { version, origin, representation, scope: `${version}\n${origin}\n${representation}` };
+    return this.last.scope;
+  }
+}
+
 export class ResponseCache {
-  private readonly entries = new Map<string, CachedResponse>();
+  /** Entries by scope (see Scopes), then by normalised target. */
+  private readonly scopes = new Map<string, Map<string, CachedResponse>>();
+  /** Every entry, least recently used first: a Set keeps insertion order, and eviction takes the first. */
+  private readonly order = new Set<CachedResponse>();
   private bytes = 0;
   private publishedAt = '';
 
@@ -88,24 +131,30 @@ export class ResponseCache {
   }
 
   get size(): { entries: number; bytes: number } {
-    return { entries: this.entries.size, bytes: this.bytes };
+    return { entries: this.order.size, bytes: this.bytes };
   }
 
   /** Lookups answered from the cache, and not, since the server started (for /metrics). */
   hits = 0;
   misses = 0;
+  /** Entries put at the end of the order so far: how many at most stand behind an entry (see get). */
+  private insertions = 0;
 
   /** `countMiss`: false where a miss is looked up again (see answerHit), so that it counts once. */
-  get(key: string, countMiss = true): CachedResponse | undefined {
-    const entry = this.entries.get(key);
+  get(scope: string, target: string, countMiss = true): CachedResponse | undefined {
+    const entry = this.scopes.get(scope)?.get(target);
     if (entry === undefined) {
       if (countMiss) this.misses++;
       return undefined;
     }
     this.hits++;
-    // Most recently used last: Map keeps insertion order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    // Most recently used last. An entry still in the newer half of the order stays where it is: a
+    // hot entry is not moved on every hit.
+    if (this.insertions - entry.insertedAt > this.order.size >> 1) {
+      this.order.delete(entry);
+      this.order.add(entry);
+      entry.insertedAt = this.insertions++;
+    }
     return entry;
   }
 
@@ -113,17 +162,26 @@ export class ResponseCache {
    * Keeps a response of the dataset published at `publishedAt`. A newer dataset empties the cache;
    * a response of an older one (a request that began before the publish) is not kept.
    */
-  add(key: string, publishedAt: string, contentType: string, identity: Buffer, route: string, headers: Record<string, string> = {}): CachedResponse | undefined {
+  add(scope: string, target: string, publishedAt: string, contentType: string, identity: Buffer, route: string, headers: Record<string, string> = {}): CachedResponse | undefined {
     if (publishedAt < this.publishedAt) return undefined;
     if (publishedAt > this.publishedAt) {
-      this.entries.clear();
+      this.scopes.clear();
+      this.order.clear();
       this.bytes = 0;
       this.publishedAt = publishedAt;
     }
-    const entry = new CachedResponse(contentType, headers, identity, key.length, route);
+    const entry = new CachedResponse(scope, target, contentType, headers, identity, route);
     if (entry.bytes > this.maxBytes / MAX_ENTRY_SHARE) return undefined;
-    this.remove(key);
-    this.entries.set(key, entry);
+    let inScope = this.scopes.get(scope);
+    if (inScope === undefined) {
+      inScope = new Map();
+      this.scopes.set(scope, inScope);
+    }
+    const replaced = inScope.get(target);
+    if (replaced !== undefined) this.remove(replaced);
+    inScope.set(target, entry);
+    this.order.add(entry);
+    entry.insertedAt = this.insertions++;
     this.grew(entry.bytes);
     return entry;
   }
@@ -131,16 +189,17 @@ export class ResponseCache {
   /** Accounts for bytes an entry grew by (a new coding), evicting the least recently used entries. */
   grew(bytes: number): void {
     this.bytes += bytes;
-    for (const [key] of this.entries) {
+    for (const entry of this.order) {
       if (this.bytes <= this.maxBytes) break;
-      this.remove(key);
+      this.remove(entry);
     }
   }
 
-  private remove(key: string): void {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return;
-    this.entries.delete(key);
+  private remove(entry: CachedResponse): void {
+    this.order.delete(entry);
+    const inScope = this.scopes.get(entry.scope)!;
+    inScope.delete(entry.target);
+    if (inScope.size === 0) this.scopes.delete(entry.scope);
     this.bytes -= entry.bytes;
   }
 }
@@ -152,17 +211,37 @@ export class ResponseCache {
  */
 export function normalisedTarget(url: string): string {
   const mark = url.indexOf('?');
-  const path = (mark === -1 ? url : url.slice(0, mark)).replace(/(.)\/+$/, '$1');
-  if (mark === -1 || mark === url.length - 1) return path;
+  const path = mark === -1 ? url : url.slice(0, mark);
+  const trailingSlash = path.length > 1 && path.endsWith('/');
+  // Most targets are normal already (this API's own links are): found so without building anything.
+  if (!trailingSlash && (mark === -1 || isNormalQuery(url.slice(mark + 1)))) return url;
+  const trimmedPath = trailingSlash ? path.replace(/(.)\/+$/, '$1') : path;
+  if (mark === -1 || mark === url.length - 1) return trimmedPath;
   const query = new URLSearchParams(url.slice(mark + 1));
   query.sort();
-  return `${path}?${query}`;
+  return `${trimmedPath}?${query}`;
+}
+
+/** name=value pairs of characters URLSearchParams writes as they are (no escapes, no `+`). */
+const PLAIN_QUERY = /^[\w*.-]+=[\w*.-]*(?:&[\w*.-]+=[\w*.-]*)*$/;
+
+/** Whether URLSearchParams, sorting a query and writing it again, would give it back unchanged. */
+function isNormalQuery(query: string): boolean {
+  if (!PLAIN_QUERY.test(query)) return false;
+  if (!query.includes('&')) return true;
+  let previous = '';
+  for (const pair of query.split('&')) {
+    const name = pair.slice(0, pair.indexOf('='));
+    if (name < previous) return false;
+    previous = name;
+  }
+  return true;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Where this request's response is to be kept, when it may be. */
-    responseCacheKey?: string;
+    /** Where this request's response is to be kept, when it may be (see ResponseCache). */
+    responseCacheKey?: { scope: string; target: string };
   }
   interface FastifyInstance {
     responseCache?: ResponseCache;
@@ -176,15 +255,38 @@ declare module 'fastify' {
   }
 }
 
-const cacheKey = (version: string, origin: string, url: string, representation: string): string => `${version}\n${origin}\n${normalisedTarget(url)}\n${representation}`;
+const NO_HEADERS: Record<string, number> = {};
+
 
 /**
- * Headers of a 200 and of a 304 for a kept response answered before Fastify, as http-caching and
- * compression set them on Fastify's path (RFC 9110: a 304 carries the 200's validators,
- * Cache-Control and Vary).
+ * A kept response's answer before Fastify in one coding, with the headers the app's plugins set on
+ * Fastify's path: the request id (set per request), nosniff and CORS, and those of http-caching and
+ * compression (RFC 9110: a 304 carries the 200's validators, Cache-Control and Vary).
  */
-function validatorHeaders(cacheControl: string, etag: string, lastModified: string): Record<string, string> {
-  return { vary: 'Accept-Encoding', 'cache-control': cacheControl, etag, 'last-modified': lastModified };
+function makeHitAnswer(entry: CachedResponse, coding: ContentCoding, validators: { etag: string; lastModified: string }, cacheControl: string, cache: ResponseCache): HitAnswer {
+  const { body, added } = entry.body(coding);
+  entry.bytes += HIT_ANSWER_OVERHEAD;
+  cache.grew(added + HIT_ANSWER_OVERHEAD);
+  const { etag, lastModified } = validators;
+  const notModified = {
+    [REQUEST_ID_HEADER]: '',
+    'x-content-type-options': 'nosniff',
+    ...CORS_RESPONSE_HEADERS,
+    vary: 'Accept-Encoding',
+    'cache-control': cacheControl,
+    etag,
+    'last-modified': lastModified,
+  };
+  const ok = {
+    ...notModified,
+    'content-type': entry.contentType,
+    ...entry.headers,
+    ...(coding === 'identity' ? {} : { 'content-encoding': coding }),
+    'content-length': body.length,
+  };
+  const answer = { etag, lastModified, body, ok, notModified };
+  entry.hitAnswers[coding] = answer;
+  return answer;
 }
 
 export interface ResponseCacheOptions {
@@ -200,15 +302,17 @@ export default fp<ResponseCacheOptions>(
   async (app, { maxBytes, cacheControl, hitsBeforeFastify }) => {
     if (maxBytes <= 0) return;
     const cache = new ResponseCache(maxBytes);
+    const scopes = new Scopes();
     app.decorate('responseCache', cache);
 
     app.addHook('onRequest', async (request: FastifyRequest, reply) => {
       const cacheable = request.cacheable;
       if (cacheable === undefined) return;
-      const key = cacheKey(cacheable.version, cacheable.origin, request.url, cacheable.representation);
-      const entry = cache.get(key);
+      const scope = scopes.of(cacheable.version, cacheable.origin, cacheable.representation);
+      const target = normalisedTarget(request.url);
+      const entry = cache.get(scope, target);
       if (entry === undefined) {
-        request.responseCacheKey = key;
+        request.responseCacheKey = { scope, target };
         return;
       }
       // Held here, the answer is a 200: one the client holds already is a 304, at once.
@@ -231,7 +335,7 @@ export default fp<ResponseCacheOptions>(
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      const entry = cache.add(key, publishedAt, String(reply.getHeader('content-type')), identity, request.routeOptions.url!, headers);
+      const entry = cache.add(key.scope, key.target, publishedAt, String(reply.getHeader('content-type')), identity, request.routeOptions.url!, headers);
       if (entry === undefined) return payload;
       const coding = request.contentCoding();
       if (coding === 'identity') return identity;
@@ -273,38 +377,24 @@ export default fp<ResponseCacheOptions>(
       if (dataset === undefined) return false;
       // This server speaks plain HTTP (TLS ends at a proxy), and takes no X-Forwarded-* here (see its options).
       const origin = configuredOrigin ?? originOf('http', headers.host);
-      const entry = cache.get(cacheKey(dataset.version, origin, url, ''), false);
+      const entry = cache.get(scopes.of(dataset.version, origin, ''), normalisedTarget(url), false);
       if (entry === undefined) return false;
       // Counted where Fastify's rate-limit hook would count it; a client over the limit gets its 429 there.
-      const rateLimit = app.countBeforeFastify === undefined ? {} : app.countBeforeFastify(request);
+      const rateLimit = app.countBeforeFastify === undefined ? NO_HEADERS : app.countBeforeFastify(request);
       if (rateLimit === undefined) return false;
       const coding = codingFor(headers, true);
-      const { etag, lastModified } = app.validators.of(dataset.version, dataset.publishedAt, origin, coding);
+      const answer = entry.hitAnswers[coding] ?? makeHitAnswer(entry, coding, app.validators.of(dataset.version, dataset.publishedAt, origin, coding), cacheControl, cache);
+      const status = clientHolds(headers, answer.etag, answer.lastModified) ? 304 : 200;
+      const made = status === 304 ? answer.notModified : answer.ok;
+      // node:http writes out a head given only to writeHead at once and keeps no reference to it, so
+      // one object serves every hit; with the rate limit on, the client's count is added to a copy.
+      const head = rateLimit === NO_HEADERS ? made : { ...made, ...rateLimit };
       const id = requestId(request);
-      const head: Record<string, string | number> = {
-        [REQUEST_ID_HEADER]: id,
-        'x-content-type-options': 'nosniff',
-        ...rateLimit,
-        ...CORS_RESPONSE_HEADERS,
-        ...validatorHeaders(cacheControl, etag, lastModified),
-      };
+      head[REQUEST_ID_HEADER] = id;
       // Read to its end now (it has no body): else Node dumps it once the response has finished.
       request.resume();
-      let status = 304;
-      if (clientHolds(headers, etag, lastModified)) {
-        response.writeHead(304, head);
-        response.end();
-      } else {
-        status = 200;
-        const { body, added } = entry.body(coding);
-        if (added > 0) cache.grew(added);
-        head['content-type'] = entry.contentType;
-        Object.assign(head, entry.headers);
-        if (coding !== 'identity') head['content-encoding'] = coding;
-        head['content-length'] = body.length;
-        response.writeHead(200, head);
-        response.end(method === 'HEAD' ? undefined : body);
-      }
+      response.writeHead(status, head);
+      response.end(status === 304 || method === 'HEAD' ? undefined : answer.body);
       const seconds = (performance.now() - started) / 1000;
       app.recordResponse?.(method, entry.route, status, seconds);
       logRequest(app.log, method, url, status, seconds * 1000, id);
