@@ -255,8 +255,8 @@ declare module 'fastify' {
   }
 }
 
+/** What a hit adds to its head when the rate limit is off. */
 const NO_HEADERS: Record<string, number> = {};
-
 
 /**
  * A kept response's answer before Fastify in one coding, with the headers the app's plugins set on
