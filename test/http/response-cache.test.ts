@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
-import { normalisedTarget, ResponseCache } from '../../src/http/plugins/app/response-cache.ts';
+import { normalisedTarget, ResponseCache } from '../../src/http/cached-responses.ts';
 import type { ContentCoding } from '../../src/http/encoding.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
