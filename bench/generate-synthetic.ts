@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { createGunzip } from 'node:zlib';
 import { parse } from 'csv-parse';
 import { Random } from './lib/random.ts';
-import { runMain } from './lib/run.ts';
+import { parseInteger, runMain } from './lib/run.ts';
 import type { Readable, Writable } from 'node:stream';
 
 const USAGE = `Usage: node bench/generate-synthetic.ts [--organizations N] [--seed S] [--name-suffix TEXT] --out DIR
@@ -524,13 +524,6 @@ async function generate(model: Model, n: number, seed: number, nameSuffix: strin
 
 function formatBytes(bytes: number): string {
   return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
-}
-
-function parseInteger(name: string, value: string, min: number, max: number): number {
-  if (!/^\d+$/.test(value.replaceAll('_', ''))) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-  const number = Number(value.replaceAll('_', ''));
-  if (!Number.isSafeInteger(number) || number < min || number > max) throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-  return number;
 }
 
 async function main(): Promise<number> {

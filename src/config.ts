@@ -173,7 +173,7 @@ function parseDatabaseUrl(value: string, name = 'database URL'): string {
 }
 
 /** A whole number in a range; `unit` names it in the message (" number of seconds"). */
-function parseInteger(name: string, value: string, minimum: number, maximum: number, unit = ''): number {
+export function parseInteger(name: string, value: string, minimum: number, maximum: number, unit = ''): number {
   const number = Number(value);
   if (!/^\d+$/.test(value) || number < minimum || number > maximum) throw new ConfigError(`${name} must be an integer${unit} from ${minimum} to ${maximum}, got "${value}"`);
   return number;

@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { NODE_FLAGS } from '../../bin/node-flags.js';
+import { parseInteger as parseSetting } from '../../src/config.ts';
 import type { ChildProcess } from 'node:child_process';
 
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -117,14 +118,8 @@ export function gitRevision(checkout = REPO): { commit: string | null; dirty: bo
   return { commit: head.stdout.trim(), dirty: status.status === 0 ? status.stdout.trim() !== '' : null };
 }
 
-export function parseInteger(name: string, value: string, min: number, max: number): number {
-  const digits = value.replaceAll('_', '');
-  const number = Number(digits);
-  if (!/^\d+$/.test(digits) || !Number.isSafeInteger(number) || number < min || number > max) {
-    throw new Error(`--${name} must be an integer from ${min} to ${max}`);
-  }
-  return number;
-}
+/** A flag's whole number, by the rule the command's own flags follow; `_` may group digits (1_000_000). */
+export const parseInteger = (name: string, value: string, min: number, max: number): number => parseSetting(`--${name}`, value.replaceAll('_', ''), min, max);
 
 /** Runs a benchmark's main function: its result is the exit code, and a failure prints its stack. */
 export function runMain(main: () => Promise<number>): void {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSnapshot, InvalidDataset } from '../publish/build.ts';
 import type { BuildOptions, BuildResult, BuildStage } from '../publish/build.ts';
-import { counted, Diagnostics, escapeControlCharacters, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { Diagnostics, escapeControlCharacters, formatDiagnostic, TooManyErrors } from '../publish/diagnostics.ts';
+import { counted, formatCount } from '../text.ts';
 import { ImportBusy } from '../publish/import-lock.ts';
 import { publishDataset } from '../publish/publish.ts';
 import { StorageFault } from '../publish/storage-faults.ts';
@@ -19,7 +20,6 @@ type Write = (line: string) => void;
 
 const STAGE_LABELS: Record<Exclude<BuildStage, 'read'>, string> = { write: 'rendering and writing', load: 'loading into PostgreSQL' };
 
-const count = (value: number): string => value.toLocaleString('en-US');
 
 function totalBytes(files: readonly string[]): number {
   let total = 0;
@@ -40,7 +40,7 @@ function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
   }
   for (const [label, summaries] of [['warning', diagnostics.warnings], ['note', diagnostics.notes]] as const) {
     for (const summary of summaries) {
-      write(`${label}: ${count(summary.count)} × ${summary.kind}, e.g.`);
+      write(`${label}: ${formatCount(summary.count)} × ${summary.kind}, e.g.`);
       for (const example of summary.examples) write(`  ${formatDiagnostic(example)}`);
     }
   }
@@ -48,7 +48,7 @@ function reportDiagnostics(diagnostics: Diagnostics, write: Write): void {
 
 function describeCounts(result: BuildResult): string {
   return (
-    `${counted(result.organizations, 'organization')} (${count(result.unpublishedOrganizations)} unpublished left out), ` +
+    `${counted(result.organizations, 'organization')} (${formatCount(result.unpublishedOrganizations)} unpublished left out), ` +
     `${counted(result.taxonomies, 'taxonomy', 'taxonomies')}, ${counted(result.taxonomyTerms, 'taxonomy term')}`
   );
 }
@@ -129,7 +129,7 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
   } else {
     const changes = result.fromPrevious;
     const since =
-      changes === undefined ? '' : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${count(changes.removed)} removed`;
+      changes === undefined ? '' : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${formatCount(changes.removed)} removed`;
     verdict(`Published dataset ${result.version}: ${describeCounts(result)}${since}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MiB.`);
   }
   return 0;

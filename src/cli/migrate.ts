@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { migrate } from '../store/postgres/migrate.ts';
-import { counted } from '../publish/diagnostics.ts';
+import { counted } from '../text.ts';
 import type { MigrateConfig } from '../config.ts';
 
 /** `migrate`: applies the pending migrations to the PostgreSQL database. */

@@ -1,5 +1,5 @@
 import { SingleBar } from 'cli-progress';
-import { counted } from '../publish/diagnostics.ts';
+import { counted, formatCount } from '../text.ts';
 import type { ProgressMode } from '../config.ts';
 
 /** One stage of work with a known total (bytes of input, or rows to write), reporting rows done. */
@@ -10,7 +10,6 @@ export interface ProgressStage {
 
 const LINE_INTERVAL_MS = 2000;
 
-const formatCount = (value: number): string => Math.round(value).toLocaleString('en-US');
 
 /** Plain lines for logs and pipes: rows done, rows/s, elapsed; at most one per interval. */
 function lineStage(label: string, write: (line: string) => void): ProgressStage {

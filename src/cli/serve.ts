@@ -9,13 +9,12 @@ import { LiveSqliteStores } from '../store/live-sqlite.ts';
 import { PostgresStores } from '../store/postgres/live.ts';
 import { DamagedSnapshot, inspectDataDirectory } from '../store/snapshot-directory.ts';
 import { recoveryAdvice } from './use.ts';
-import type { StoreProvider } from '../store/store.ts';
+import type { LiveStoreLog, StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
 import type { ServeConfig } from '../config.ts';
 import { runWorkers, WORKER_STOP } from './workers.ts';
 import { servingMessage, STOPPED_MESSAGE } from './serving.ts';
 
-type Log = { info(message: string): void; error(message: string): void };
 
 const importDefaultDataset = (config: ServeConfig, write: (line: string) => void, database: ServeConfig['database']) =>
   runImport(
@@ -103,8 +102,8 @@ async function serveHere(config: ServeConfig, write: (line: string) => void): Pr
       stop();
     });
   }
-  let log: Log = { info: write, error: write };
-  const forwardLog: Log = { info: (message) => log.info(message), error: (message) => log.error(message) };
+  let log: LiveStoreLog = { info: write, error: write };
+  const forwardLog: LiveStoreLog = { info: (message) => log.info(message), error: (message) => log.error(message) };
   let stores: StoreProvider;
   try {
     stores = config.database === undefined ? await LiveSqliteStores.open(config.dataDir, forwardLog) : await PostgresStores.open(config.database, forwardLog);

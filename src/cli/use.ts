@@ -12,7 +12,7 @@ import {
   verifySnapshot,
 } from '../store/snapshot-directory.ts';
 import type { SnapshotSummary } from '../store/snapshot-directory.ts';
-import { counted } from '../publish/diagnostics.ts';
+import { counted } from '../text.ts';
 import type { UseConfig } from '../config.ts';
 
 const describe = (name: string, summary: SnapshotSummary): string =>

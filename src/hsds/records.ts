@@ -61,6 +61,9 @@ export interface TaxonomyTermRecord extends References {
   parentField?: string;
 }
 
+/** One key for a term by its taxonomy's code and its own: a term's identity in the records. */
+export const termKey = (taxonomy: string, code: string): string => `${taxonomy}\u0000${code}`;
+
 export type PublicationStatus = 'published' | 'unpublished';
 
 export interface OrganizationIdentifierRecord {

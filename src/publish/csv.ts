@@ -2,11 +2,10 @@ import { parse } from 'csv-parse';
 import { statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { CsvWorker } from './csv-thread.ts';
-import { describeFileError } from './source-paths.ts';
-import { InputError, openTextInput } from './text-input.ts';
+import { inputFailure, openTextInput } from './text-input.ts';
 import type { InputOptions } from './text-input.ts';
 import type { Readable } from 'node:stream';
-import { counted } from './diagnostics.ts';
+import { counted } from '../text.ts';
 import type { Diagnostics } from './diagnostics.ts';
 
 export interface SourceRow {
@@ -180,14 +179,12 @@ export async function* parseCsv(file: string, columns: Columns, options: InputOp
 function describeFailure(error: Error & { code?: string; lines?: number; syscall?: string }, wrongSeparator: boolean, lastLine: number) {
   const code = error.code;
   if (wrongSeparator && code?.startsWith('CSV_')) return { line: undefined, message: '' };
-  if (error instanceof InputError) return { line: error.line, message: error.message };
   if (code === 'CSV_QUOTE_NOT_CLOSED' || code === 'CSV_MAX_RECORD_SIZE') {
     // The parser only notices at the end of the file (or of its buffer); the record began after the last good one.
     return { line: lastLine + 1, message: `${describeCsvError(error)}, in the record after line ${lastLine}` };
   }
   if (code?.startsWith('CSV_')) return { line: error.lines, message: describeCsvError(error) };
-  if (error.syscall !== undefined) return { line: undefined, message: describeFileError(error) };
-  return undefined;
+  return inputFailure(error);
 }
 
 /** Files from this size on disk are parsed on a worker thread, where there is a second core. */

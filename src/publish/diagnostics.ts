@@ -57,11 +57,6 @@ export function escapeControlCharacters(text: string): string {
   });
 }
 
-/** A count and its noun, singular for 1: `counted(1, 'taxonomy', 'taxonomies')` is "1 taxonomy", `counted(1200, 'error')` "1,200 errors". */
-export function counted(count: number, singular: string, plural = `${singular}s`): string {
-  return `${count.toLocaleString('en-US')} ${count === 1 ? singular : plural}`;
-}
-
 export function formatLocation(at: SourceLocation): string {
   return `${at.file}${at.line === undefined ? '' : `:${at.line}`}${at.field === undefined ? '' : ` [${at.field}]`}`;
 }

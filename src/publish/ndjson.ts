@@ -1,7 +1,6 @@
 import { MAX_RECORD_BYTES } from './csv.ts';
 import type { Columns, SourceRow } from './csv.ts';
-import { describeFileError } from './source-paths.ts';
-import { InputError, openTextInput } from './text-input.ts';
+import { inputFailure, openTextInput } from './text-input.ts';
 import type { InputOptions } from './text-input.ts';
 import type { Diagnostics } from './diagnostics.ts';
 
@@ -83,9 +82,9 @@ export async function* readNdjson(file: string, columns: Columns, diagnostics: D
     }
     if (nonBlankLines === 0) diagnostics.error({ file }, 'the file is empty');
   } catch (error) {
-    if (error instanceof InputError) diagnostics.error({ file, line: error.line }, error.message);
-    else if ((error as { syscall?: string }).syscall !== undefined) diagnostics.error({ file }, describeFileError(error));
-    else throw error;
+    const failure = inputFailure(error);
+    if (failure === undefined) throw error;
+    diagnostics.error({ file, line: failure.line }, failure.message);
   } finally {
     input.destroy();
   }

@@ -5,7 +5,7 @@ import { organizationId } from '../hsds/ids.ts';
 import { renderOrganization } from '../hsds/render.ts';
 import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
 import type { OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
-import { termKey } from './vocabulary.ts';
+import { termKey } from '../hsds/records.ts';
 
 /**
  * Rendering an organization (its HSDS documents and content hash) depends on nothing but its staged

@@ -4,7 +4,7 @@ import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
 import { formatLocation } from './diagnostics.ts';
 import type { Diagnostics, SourceLocation } from './diagnostics.ts';
-import { termKey } from './vocabulary.ts';
+import { termKey } from '../hsds/records.ts';
 
 /**
  * Scratch tables of a build, in an attached temporary database: the input as read, in the order read

@@ -3,7 +3,7 @@ import { isUtf8 } from 'node:buffer';
 import { PassThrough, Transform } from 'node:stream';
 import type { TransformCallback, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { notRegularFile } from './source-paths.ts';
+import { describeFileError, notRegularFile } from './source-paths.ts';
 
 /** A problem with the bytes of an input file, before any row is parsed. */
 export class InputError extends Error {
@@ -13,6 +13,16 @@ export class InputError extends Error {
     super(message);
     this.line = line;
   }
+}
+
+/**
+ * Where and why reading a text input stopped, when the input is to blame: its content (an
+ * InputError, with its line) or the file (it cannot be read). Undefined for any other failure, a bug.
+ */
+export function inputFailure(error: unknown): { line: number | undefined; message: string } | undefined {
+  if (error instanceof InputError) return { line: error.line, message: error.message };
+  if ((error as { syscall?: string }).syscall !== undefined) return { line: undefined, message: describeFileError(error) };
+  return undefined;
 }
 
 export interface InputOptions {

@@ -1,10 +1,8 @@
 import { renderTaxonomy, renderTerm, termIdOf } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
-import { isOutsideTaxonomy, outsideTaxonomy } from '../hsds/records.ts';
+import { isOutsideTaxonomy, outsideTaxonomy, termKey } from '../hsds/records.ts';
 import type { TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 import type { Diagnostics, SourceLocation } from './diagnostics.ts';
-
-export const termKey = (taxonomy: string, code: string): string => `${taxonomy}\u0000${code}`;
 
 export interface RenderedVocabulary {
   /** In list order (by code). */

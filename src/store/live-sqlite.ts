@@ -3,18 +3,13 @@ import type { FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { DamagedSnapshot, readPointer, snapshotsPath, verifySnapshot } from './snapshot-directory.ts';
 import { SqliteStore } from './sqlite.ts';
-import type { Readiness, StoreLease, StoreProvider } from './store.ts';
+import type { LiveStoreLog, Readiness, StoreLease, StoreProvider } from './store.ts';
 
 interface Generation {
   name: string;
   store: SqliteStore;
   leases: number;
   retired: boolean;
-}
-
-export interface LiveStoreLog {
-  info(message: string): void;
-  error(message: string): void;
 }
 
 /** How often the pointer is re-read, in case a file-system event was missed. */

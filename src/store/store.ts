@@ -171,6 +171,12 @@ export interface StoreLease {
   release(): void;
 }
 
+/** Where a live store provider reports a switch to a new dataset, and a problem. */
+export interface LiveStoreLog {
+  info(message: string): void;
+  error(message: string): void;
+}
+
 /**
  * Where the server gets its store. A provider may switch to a newly published dataset at any time;
  * a lease keeps the store it was given open until released, so no response mixes versions.

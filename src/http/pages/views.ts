@@ -1,6 +1,6 @@
 import { html, Html, PAGE_STYLE } from './html.ts';
 import type { DatasetInfo } from '../../store/store.ts';
-import { counted } from '../../publish/diagnostics.ts';
+import { counted, formatCount } from '../../text.ts';
 
 /**
  * The pages for people: each shows what one or two JSON documents of the API hold, links to them,
@@ -67,7 +67,6 @@ export interface Facet {
   count: number;
 }
 
-const number = (value: number): string => value.toLocaleString('en-US');
 
 export const organizationUrl = (frame: Frame, id: string): string => `${frame.site}/organizations/${encodeURIComponent(id)}`;
 export const termUrl = (frame: Frame, id: string): string => `${frame.site}/taxonomy_terms/${encodeURIComponent(id)}`;
@@ -183,17 +182,17 @@ export function resultsPage(frame: Frame, results: ResultsPage): string {
     { title, json: results.json, search },
     html`<h1>${title}</h1>
 ${results.filters.length === 0 ? '' : html`<p>Filtered by ${results.filters.map((filter, index) => html`${index === 0 ? '' : ', '}${filter.label} (<a href="${without(filter.name)}">remove</a>)`)}.</p>`}
-<p role="status">${total === 0 ? 'No organization matches.' : results.organizations.length === 0 ? `${counted(total, 'organization')}; this page is past the last.` : `${counted(total, 'organization')}; ${number(first)} to ${number(first + results.organizations.length - 1)} shown.`}
+<p role="status">${total === 0 ? 'No organization matches.' : results.organizations.length === 0 ? `${counted(total, 'organization')}; this page is past the last.` : `${counted(total, 'organization')}; ${formatCount(first)} to ${formatCount(first + results.organizations.length - 1)} shown.`}
 ${results.suggestion === undefined ? '' : html` Did you mean <a href="${searchUrl(frame, { ...query, search: results.suggestion, page: undefined })}">${results.suggestion}</a>?`}</p>
 ${results.organizations.length === 0 ? '' : html`<ol class="results" start="${first}">${results.organizations.map((organization) => organizationItem(frame, organization))}</ol>`}
 ${lastPage > 1 && total > 0
-  ? html`<nav aria-label="Pages" class="pages">${results.page > 1 ? html`<a href="${pageLink(results.page - 1)}" rel="prev">Previous page</a>` : ''}<span>Page ${number(results.page)} of ${number(lastPage)}</span>${results.page < lastPage ? html`<a href="${pageLink(results.page + 1)}" rel="next">Next page</a>` : ''}</nav>`
+  ? html`<nav aria-label="Pages" class="pages">${results.page > 1 ? html`<a href="${pageLink(results.page - 1)}" rel="prev">Previous page</a>` : ''}<span>Page ${formatCount(results.page)} of ${formatCount(lastPage)}</span>${results.page < lastPage ? html`<a href="${pageLink(results.page + 1)}" rel="next">Next page</a>` : ''}</nav>`
   : ''}
 ${Object.entries(results.facets ?? {}).filter(([, values]) => values.length > 0 && total > 0).map(
   ([name, values]) => html`<h2>${facetTitles[name] ?? name}</h2>
 <ul>${values.map((value) => {
     const filter = value.id !== undefined ? { taxonomy_term_id: value.id, include_descendants: 'true' } : { tax_status: value.value };
-    return html`<li><a href="${searchUrl(frame, { ...query, ...filter, page: undefined })}">${value.name ?? value.value}${value.code === undefined ? '' : html` (${value.code})`}</a> <span class="count">${number(value.count)}</span></li>`;
+    return html`<li><a href="${searchUrl(frame, { ...query, ...filter, page: undefined })}">${value.name ?? value.value}${value.code === undefined ? '' : html` (${value.code})`}</a> <span class="count">${formatCount(value.count)}</span></li>`;
   })}</ul>`,
 )}`,
   );

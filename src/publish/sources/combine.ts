@@ -1,7 +1,6 @@
+import { termKey } from '../../hsds/records.ts';
 import type { DatasetInput, TagRecord, TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
-
-const termKey = (taxonomy: string, code: string): string => `${taxonomy}\u0000${code}`;
 
 export function vocabularyOf(taxonomies: readonly TaxonomyRecord[], terms: readonly TaxonomyTermRecord[]): Vocabulary {
   const taxonomyCodes = new Set(taxonomies.map((taxonomy) => taxonomy.code));

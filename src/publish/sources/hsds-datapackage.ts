@@ -4,7 +4,7 @@ import { readRows } from '../rows.ts';
 import { packageLayout } from './hsds-package-layout.ts';
 import type { HsdsTable } from './hsds-package-layout.ts';
 import type { Columns } from '../csv.ts';
-import { counted } from '../diagnostics.ts';
+import { counted } from '../../text.ts';
 import type { Diagnostics } from '../diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
 import { readHsdsVocabulary, servedId } from './hsds-vocabulary.ts';

@@ -2,6 +2,7 @@ import { closeSync, fstatSync, readdirSync, readFileSync, readSync } from 'node:
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { constants, gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
+import { formatCount } from '../../text.ts';
 import { checkSourceFile, describeFileError, isPlainlyNotData, sourceRoot, withoutCaseTwins } from '../source-paths.ts';
 import type { SourceRoot } from '../source-paths.ts';
 import { InputError, openSourceFile } from '../text-input.ts';
@@ -161,7 +162,7 @@ function readDescriptor(file: string, root: SourceRoot, problems: Diagnostic[]):
     descriptor = openSourceFile(file);
     const { size } = fstatSync(descriptor);
     if (size <= MAX_DESCRIPTOR_BYTES) return readFileSync(descriptor, 'utf8');
-    problems.push({ file, message: `is ${size.toLocaleString('en-US')} bytes; the limit for a datapackage.json is ${MAX_DESCRIPTOR_BYTES / 1024 / 1024} MiB (it describes the tables; their rows belong in the CSV files)` });
+    problems.push({ file, message: `is ${formatCount(size)} bytes; the limit for a datapackage.json is ${MAX_DESCRIPTOR_BYTES / 1024 / 1024} MiB (it describes the tables; their rows belong in the CSV files)` });
   } catch (error) {
     problems.push({ file, message: error instanceof InputError ? error.message : describeFileError(error) });
   } finally {
