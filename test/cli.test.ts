@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { NODE_FLAGS } from '../bin/node-flags.js';
 import { CONFIG_OPTIONS } from '../src/config-options.ts';
 import type { Command, OptionSpec } from '../src/config-options.ts';
 import { currentSnapshotPath } from '../src/store/snapshot-directory.ts';
@@ -13,24 +14,33 @@ import { NATIVE_EXAMPLE } from './helpers/imports.ts';
 import { freePort, waitFor } from './helpers/wait.ts';
 
 const BIN = new URL('../bin/hsds-org-api.js', import.meta.url).pathname;
+const CLI = new URL('../src/cli.ts', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const COMMANDS: Command[] = ['serve', 'import', 'validate', 'use', 'migrate'];
 
+/** Runs the command as the starter in bin/ runs it (src/cli.ts with NODE_FLAGS), or through that starter. */
 function cli(...args: string[]) {
-  const run = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none' } });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  return run([...NODE_FLAGS, CLI], args);
+}
+
+function run(program: string[], args: string[]) {
+  const child = spawnSync(process.execPath, [...program, ...args], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none' } });
+  return { code: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 
 /** Text as one line, its words single-spaced: what a wrapped text reads as. */
 const unwrapped = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
+/** A command's `--help`, run once per command for every test that reads it. */
+const helpRuns = new Map<Command, ReturnType<typeof cli>>();
+const helpOf = (command: Command) => helpRuns.get(command) ?? helpRuns.set(command, cli(command, '--help')).get(command)!;
+
 describe('the hsds-org-api command', () => {
   for (const command of COMMANDS) {
-    it(`explains ${command} with --help or -h, on stdout, in lines of at most 100 characters, every option's text in full`, () => {
-      const { code, stdout: help, stderr } = cli(command, '--help');
+    it(`explains ${command} with --help, on stdout, in lines of at most 100 characters, every option's text in full`, () => {
+      const { code, stdout: help, stderr } = helpOf(command);
       assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
       assert.match(help, new RegExp(`^Usage: hsds-org-api ${command}`));
-      assert.deepEqual(cli(command, '-h'), { code: 0, stdout: help, stderr: '' }, '-h as --help');
       const lines = help.trimEnd().split('\n');
       assert.deepEqual(lines.filter((line) => line.length > 100), [], 'no line longer than 100 characters');
       // Every description starts at one column, whatever the length of a flag (a longer one stands alone).
@@ -60,11 +70,19 @@ describe('the hsds-org-api command', () => {
     for (const command of COMMANDS) {
       const summary = new RegExp(`^ {2}${command} +(.*)$`, 'm').exec(help)?.[1];
       assert.match(summary ?? '', /\.$/, `${command}: a whole sentence`);
-      assert.ok(unwrapped(cli(command, '--help').stdout).includes(summary!), `${command}: its help starts from the same sentence`);
+      assert.ok(unwrapped(helpOf(command).stdout).includes(summary!), `${command}: its help starts from the same sentence`);
     }
+    // -h is --help, for a command as for the whole (the same flag list serves every command).
+    assert.deepEqual(cli('use', '-h'), helpOf('use'), 'use -h as use --help');
     const bare = cli();
     assert.equal(bare.code, 2, 'no command at all is a usage error');
     assert.match(bare.stderr, /^Usage: /);
+  });
+
+  it('runs the same through its starter in bin/ (which picks the Node to run on), with its exit codes', () => {
+    for (const args of [['--version'], ['serve', '--help'], ['publish'], ['import', '--data-dir', '/nonexistent', '/nonexistent/organizations.csv']]) {
+      assert.deepEqual(run([BIN], args), cli(...args), args.join(' '));
+    }
   });
 
   it('prints its version with --version or -v, alone or after any command, and exits 0', () => {

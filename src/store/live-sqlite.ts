@@ -1,7 +1,7 @@
 import { statSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { DamagedSnapshot, readPointer, snapshotsPath, verifySnapshot } from './snapshot-directory.ts';
+import { DamagedSnapshot, readPointer, snapshotsPath, summarizeSnapshot, verifySnapshot } from './snapshot-directory.ts';
 import { SqliteStore } from './sqlite.ts';
 import type { LiveStoreLog, Readiness, StoreLease, StoreProvider } from './store.ts';
 
@@ -19,6 +19,8 @@ const POLL_MS = 1000;
 async function openVerified(dataDir: string, name: string): Promise<SqliteStore> {
   const path = join(snapshotsPath(dataDir), name);
   await verifySnapshot(path);
+  // A snapshot of another format is refused in the words `use` and the recovery advice use.
+  summarizeSnapshot(path);
   try {
     return new SqliteStore(path);
   } catch (error) {

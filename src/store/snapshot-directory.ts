@@ -2,8 +2,7 @@ import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, 
 import { basename, join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import { SNAPSHOT_FORMAT } from './sqlite-schema.ts';
-import { openSnapshot, snapshotMeta } from './snapshot-file.ts';
+import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 
 /**
  * The layout of a data directory of SQLite snapshots:
@@ -201,9 +200,8 @@ export function summarizeSnapshot(path: string): SnapshotSummary {
   try {
     db = openSnapshot(path);
     const meta = snapshotMeta(db);
-    if (meta.format !== String(SNAPSHOT_FORMAT)) {
-      throw new DamagedSnapshot(path, `is of snapshot format ${meta.format ?? 'unknown'}, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`);
-    }
+    const problem = otherFormat(meta);
+    if (problem !== undefined) throw new DamagedSnapshot(path, problem);
     return { version: meta.version!, publishedAt: meta.publishedAt!, organizations: meta.organizations! };
   } catch (error) {
     if (error instanceof DamagedSnapshot) throw error;

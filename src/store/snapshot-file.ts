@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
-import { DatasetKey } from './sqlite-schema.ts';
+import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
 
 /**
  * Opens a published snapshot to read. A snapshot never changes once published, and SQLite is told so
@@ -32,4 +32,10 @@ export function snapshotMeta(db: DatabaseSync): SnapshotMeta {
     organizations: count(DatasetKey.organizations),
     taxonomyTerms: count(DatasetKey.taxonomyTerms),
   };
+}
+
+/** Why this version cannot serve a snapshot of another format; undefined for one of its own format. */
+export function otherFormat(meta: SnapshotMeta): string | undefined {
+  if (meta.format === String(SNAPSHOT_FORMAT)) return undefined;
+  return `is of snapshot format ${meta.format ?? 'unknown'}, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`;
 }

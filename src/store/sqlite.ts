@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { HISTORY_COLUMNS, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
-import { openSnapshot, snapshotMeta } from './snapshot-file.ts';
+import { HISTORY_COLUMNS } from './sqlite-schema.ts';
+import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
 import { ListingRunner, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './sqlite-listing.ts';
 import type { Listing } from './sqlite-listing.ts';
@@ -50,9 +50,10 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       this.db.close();
       throw error;
     }
-    if (meta.format !== String(SNAPSHOT_FORMAT)) {
+    const problem = otherFormat(meta);
+    if (problem !== undefined) {
       this.db.close();
-      throw new Error(`${file} is not a snapshot of format ${SNAPSHOT_FORMAT} (built by another version?); delete it to rebuild`);
+      throw new Error(`${file} ${problem}`);
     }
     this.taxonomies = this.db.prepare('SELECT position, id, code FROM taxonomies ORDER BY position').all() as unknown as TaxonomyRow[];
     this.info = {

@@ -16,6 +16,12 @@ import { checkEveryResponse } from './hsds-schemas.ts';
 
 export const API = '/api/hsds/v3';
 
+/** The dataset version the app serves now, from its API root; undefined while it cannot answer. */
+export async function versionOf(app: FastifyInstance): Promise<string | undefined> {
+  const response = await app.inject(`${API}/`);
+  return response.statusCode === 200 ? (JSON.parse(response.body) as { dataset: { version: string } }).dataset.version : undefined;
+}
+
 export function temporaryDirectory(): { path: string; remove: () => void } {
   const path = mkdtempSync(join(tmpdir(), 'hsds-org-api-test-'));
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };

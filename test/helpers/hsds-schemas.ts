@@ -1,8 +1,11 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { Ajv } from 'ajv';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { _, Ajv } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
@@ -13,56 +16,94 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
  */
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const standaloneCode = standaloneModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
+const require = createRequire(import.meta.url);
 
 const readJson = (url: URL): any => JSON.parse(readFileSync(url, 'utf8'));
 
 /** The envelope fields this API promises on every page (HSDS itself requires fewer). */
 const ENVELOPE = ['total_items', 'total_pages', 'page_number', 'size', 'first_page', 'last_page', 'empty', 'contents'];
 
+export type ValidatorName = 'root' | 'organizationList' | 'taxonomyList' | 'taxonomyTermList' | 'organization' | 'taxonomy' | 'taxonomyTerm';
+
 interface Version {
   name: string;
-  ajv: Ajv;
   validators: Record<ValidatorName, ValidateFunction>;
 }
 
-function loadVersion(name: string, folder: string, upstream: string, ajv: Ajv): Version {
+interface VersionSource {
+  name: string;
+  folder: string;
+  /** The URL the OpenAPI file's remote $refs use for the schema folder. */
+  upstream: string;
+  makeAjv: (options: Options) => Ajv;
+}
+
+const SOURCES: VersionSource[] = [
+  { name: '3.0', folder: 'hsds-3.0', upstream: 'https://raw.githubusercontent.com/openreferral/specification/3.0/schema/', makeAjv: (options) => new Ajv(options) },
+  { name: '3.2.3', folder: 'hsds-3.2.3', upstream: 'https://raw.githubusercontent.com/openreferral/specification/3.2/schema/', makeAjv: (options) => new Ajv2020(options) },
+];
+
+const schemaFolder = (source: VersionSource) => new URL(`../../vendor/${source.folder}/schema/`, import.meta.url);
+const schemaFiles = (source: VersionSource) => [...readdirSync(schemaFolder(source)).filter((file) => file.endsWith('.json') && file !== 'openapi.json'), 'compiled/organization_list.json'];
+
+/** Compiles a version's validators into the source of a CommonJS module exporting one per ValidatorName. */
+function validatorModule(source: VersionSource): string {
+  const ajv = source.makeAjv({ strict: false, allErrors: true, code: { source: true, formats: _`require("ajv-formats/dist/formats").fullFormats` } });
   addFormats(ajv);
-  const vendor = new URL(`../../vendor/${folder}/schema/`, import.meta.url);
-  const files = [...readdirSync(vendor).filter((file) => file.endsWith('.json') && file !== 'openapi.json'), 'compiled/organization_list.json'];
-  for (const file of files) {
+  const vendor = schemaFolder(source);
+  for (const file of schemaFiles(source)) {
     const schema = readJson(new URL(file, vendor));
     // 3.2.3's url.json carries an `$id` of its own branch; its relative $refs must resolve here.
     delete schema.$id;
-    ajv.addSchema(schema, `${upstream}${file}`);
+    ajv.addSchema(schema, `${source.upstream}${file}`);
   }
   const openapi = readJson(new URL('openapi.json', vendor));
   const page = openapi.components.schemas.Page;
   // Local `#/components/...` refs cannot resolve outside the OpenAPI document: put the Page schema in place.
   const inlinePage = (schema: any): any => JSON.parse(JSON.stringify(schema).replaceAll('{"$ref":"#/components/schemas/Page"}', JSON.stringify(page)));
   const responseSchema = (path: string): any => inlinePage(openapi.paths[path].get.responses['200'].content['application/json'].schema);
-  const list = (path: string) => ajv.compile({ allOf: [responseSchema(path), { required: ENVELOPE }] });
-  return {
-    name,
-    ajv,
-    validators: {
-      root: ajv.compile(responseSchema('/')),
-      organizationList: list('/organizations'),
-      taxonomyList: list('/taxonomies'),
-      taxonomyTermList: list('/taxonomy_terms'),
-      // The OpenAPI files point at compiled/organization.json (3.4 MB, nesting services; not vendored): the modular schema has every organization field.
-      organization: ajv.getSchema(`${upstream}organization.json`)!,
-      taxonomy: ajv.getSchema(`${upstream}taxonomy.json`)!,
-      taxonomyTerm: ajv.getSchema(`${upstream}taxonomy_term.json`)!,
-    },
-  };
+  const own = (name: string) => `urn:hsds-org-api:test:${name}`;
+  ajv.addSchema(responseSchema('/'), own('root'));
+  for (const [name, path] of [['organizationList', '/organizations'], ['taxonomyList', '/taxonomies'], ['taxonomyTermList', '/taxonomy_terms']]) {
+    ajv.addSchema({ allOf: [responseSchema(path!), { required: ENVELOPE }] }, own(name!));
+  }
+  return standaloneCode(ajv, {
+    root: own('root'),
+    organizationList: own('organizationList'),
+    taxonomyList: own('taxonomyList'),
+    taxonomyTermList: own('taxonomyTermList'),
+    // The OpenAPI files point at compiled/organization.json (3.4 MB, nesting services; not vendored): the modular schema has every organization field.
+    organization: `${source.upstream}organization.json`,
+    taxonomy: `${source.upstream}taxonomy.json`,
+    taxonomyTerm: `${source.upstream}taxonomy_term.json`,
+  });
 }
 
-export type ValidatorName = 'root' | 'organizationList' | 'taxonomyList' | 'taxonomyTermList' | 'organization' | 'taxonomy' | 'taxonomyTerm';
+/**
+ * A version's validators, compiled once from the official files into node_modules/.cache and loaded
+ * from there by every later test process (compiling them took each test file about 0.3 s). The
+ * file's name holds a digest of everything it is made from.
+ */
+function loadVersion(source: VersionSource): Version {
+  const digest = createHash('sha256').update(readFileSync(new URL(import.meta.url))).update(JSON.stringify(SOURCES.map((each) => [each.name, each.upstream])));
+  for (const file of [...schemaFiles(source), 'openapi.json']) digest.update(file).update(readFileSync(new URL(file, schemaFolder(source))));
+  digest.update(require('ajv/package.json').version as string);
+  const cached = new URL(`../../node_modules/.cache/hsds-validators/${source.folder}-${digest.digest('hex').slice(0, 16)}.cjs`, import.meta.url);
+  if (!existsSync(cached)) {
+    mkdirSync(new URL('.', cached), { recursive: true });
+    // Written aside, then renamed: test processes running at once may each make it.
+    const partial = new URL(`${cached.href}.${process.pid}`);
+    writeFileSync(partial, validatorModule(source));
+    renameSync(partial, cached);
+  }
+  return { name: source.name, validators: require(cached.pathname) as Record<ValidatorName, ValidateFunction> };
+}
 
-export const HSDS_VERSIONS: Version[] = [
-  loadVersion('3.0', 'hsds-3.0', 'https://raw.githubusercontent.com/openreferral/specification/3.0/schema/', new Ajv({ strict: false, allErrors: true })),
-  loadVersion('3.2.3', 'hsds-3.2.3', 'https://raw.githubusercontent.com/openreferral/specification/3.2/schema/', new Ajv2020({ strict: false, allErrors: true })),
-];
+export const HSDS_VERSIONS: Version[] = SOURCES.map(loadVersion);
+
+/** Only for its errorsText(). */
+const messages = new Ajv();
 
 /** Throws with the schema errors when `body` does not validate against HSDS 3.0 and HSDS 3.2.3. */
 export function assertHsds(name: ValidatorName, body: unknown): void {
@@ -72,7 +113,7 @@ export function assertHsds(name: ValidatorName, body: unknown): void {
 export function assertHsdsVersion(version: Version, name: ValidatorName, body: unknown): void {
   const validate = version.validators[name];
   if (!validate(body)) {
-    throw new Error(`${name} does not validate against HSDS ${version.name}: ${version.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+    throw new Error(`${name} does not validate against HSDS ${version.name}: ${messages.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
   }
 }
 

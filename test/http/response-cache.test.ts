@@ -36,15 +36,14 @@ describe('response cache', () => {
   const stores: StoreProvider = { acquire: () => ({ store: current, release: () => {} }), readiness: async () => ({ ready: true }), close: async () => {} };
 
   before(async () => {
-    const open = async (name: string, organizations = publishedOrganizations) => {
+    const open = async (name: string, publishedAt: string, organizations = publishedOrganizations) => {
       const path = join(directory.path, `${name}.sqlite`);
-      await buildSnapshot(fixtureDataset({ organizations }), path);
+      await buildSnapshot(fixtureDataset({ organizations }), path, { now: () => new Date(publishedAt) });
       return counting(new SqliteStore(path));
     };
-    first = await open('first');
-    // Published later, with the first organization gone.
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    second = await open('second', publishedOrganizations.slice(1));
+    first = await open('first', '2026-01-01T00:00:00.000Z');
+    // Published a minute later, with the first organization gone.
+    second = await open('second', '2026-01-01T00:01:00.000Z', publishedOrganizations.slice(1));
     current = first.store;
   });
   after(async () => {
@@ -163,6 +162,40 @@ describe('response cache', () => {
       assert.equal(JSON.parse(before.body).total_items, publishedOrganizations.length);
       assert.equal(JSON.parse(after.body).total_items, publishedOrganizations.length - 1);
       assert.equal(app.responseCache!.size.entries, 1);
+    });
+  });
+
+  it('never answers for a new publish with a response begun before it and finished after', async () => {
+    // The first store, its reads held until `open`; `reached` settles when a read is waiting.
+    let open!: () => void;
+    let reachedGate!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const reached = new Promise<void>((resolve) => (reachedGate = resolve));
+    const held = new Proxy(first.store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function' || property === 'info' || property === 'close') return value;
+        return async (...args: unknown[]) => {
+          reachedGate();
+          await gate;
+          return value.apply(target, args);
+        };
+      },
+    });
+    await withApp(1 << 20, async (app) => {
+      current = held;
+      const begun = get(app, '/organizations?per_page=2');
+      await reached;
+      current = second.store;
+      open();
+      const old = await begun;
+      assert.equal(old.statusCode, 200);
+      assert.equal(JSON.parse(old.body).total_items, publishedOrganizations.length, 'made from the first publish');
+      const readsBefore = second.reads();
+      const fresh = await get(app, '/organizations?per_page=2');
+      assert.equal(JSON.parse(fresh.body).total_items, publishedOrganizations.length - 1, 'the new publish, not the response kept from the old');
+      assert.notEqual(fresh.headers.etag, old.headers.etag);
+      assert.ok(second.reads() > readsBefore, 'read from the new store');
     });
   });
 

@@ -34,7 +34,17 @@ describe('headers on every response', () => {
       ids.add(String(response.headers['x-request-id']));
     }
     assert.equal(ids.size, responses.length, 'one id per request, even for a response sent from the cache');
-    assert.equal(first.headers['x-powered-by'], undefined);
+  });
+
+  it('sends a page with these headers and no others (nothing that names the software, such as X-Powered-By or Server), fresh or from the cache', async () => {
+    const page = ['access-control-allow-origin', 'access-control-expose-headers', 'cache-control', 'connection', 'content-length', 'content-type', 'date', 'etag', 'last-modified', 'link', 'vary', 'x-content-type-options', 'x-request-id'];
+    for (const headers of [{}, { 'accept-encoding': 'gzip' }] as Record<string, string>[]) {
+      const expected = 'accept-encoding' in headers ? [...page, 'content-encoding'].sort() : page;
+      for (const round of ['fresh', 'cached']) {
+        const response = await get(`${API}/organizations?per_page=3`, headers);
+        assert.deepEqual(Object.keys(response.headers).sort(), expected, `${round}, ${JSON.stringify(headers)}`);
+      }
+    }
   });
 
   it("keeps the caller's X-Request-Id when it is short and plain, and replaces any other", async () => {

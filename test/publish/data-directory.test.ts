@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { basename, join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
+import { runServe } from '../../src/cli/serve.ts';
+import { runUse } from '../../src/cli/use.ts';
+import { loadServeConfig, loadUseConfig } from '../../src/config.ts';
 import { inspectDataDirectory, POINTER_FILE, readPointer, snapshotsPath } from '../../src/store/snapshot-directory.ts';
+import { SNAPSHOT_FORMAT } from '../../src/store/sqlite-schema.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
 
@@ -12,6 +19,21 @@ const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 function cli(...args: string[]) {
   const run = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, PROGRESS: 'none' }, timeout: 60_000 });
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/**
+ * `serve` or `use` as the command runs it, in this process: what it returns and writes. For a data
+ * directory it must refuse (were it to serve instead, the test would time out). What the command adds
+ * around these, printing (with control characters escaped) and the exit code, the cases through `cli` cover.
+ */
+async function inProcess(command: 'serve' | 'use', ...args: string[]) {
+  const stderr: string[] = [];
+  const stdout: string[] = [];
+  const code =
+    command === 'serve'
+      ? await runServe(loadServeConfig(args, {}), (line) => stderr.push(line))
+      : await runUse(loadUseConfig(args, {}), (line) => stderr.push(line), (line) => stdout.push(line));
+  return { code, stdout: stdout.map((line) => `${line}\n`).join(''), stderr: stderr.join('\n') };
 }
 
 /** A native dataset of `count` organizations named after `label`. */
@@ -61,10 +83,12 @@ describe('a data directory whose pointer names no snapshot', () => {
     ['a pointer to a deleted snapshot', () => writeFileSync(join(data.path, POINTER_FILE), '20200101T000000Z-0000000000000000.sqlite\n'), /names 20200101T000000Z-0000000000000000\.sqlite, which is not in/],
   ];
   for (const [label, damage, problem] of states) {
-    it(`with ${label}: serve refuses, deletes nothing, and names the newest intact snapshot and the command to serve it`, () => {
+    // The pointer holding terminal escapes goes through the command's own process: its printing escapes them.
+    const run = label.includes('escapes') ? async (...args: string[]) => cli(...args) : (command: 'serve' | 'use', ...args: string[]) => inProcess(command, ...args);
+    it(`with ${label}: serve refuses, deletes nothing, and names the newest intact snapshot and the command to serve it`, { timeout: 30_000 }, async () => {
       const before = listing(data.path);
       damage();
-      const serve = cli('serve', '--data-dir', data.path, '--port', '0', '--host', '127.0.0.1');
+      const serve = await run('serve', '--data-dir', data.path, '--port', '0', '--host', '127.0.0.1');
       assert.equal(serve.code, 1, serve.stderr);
       assert.match(serve.stderr, problem);
       assert.match(serve.stderr, /Nothing was changed/);
@@ -73,7 +97,7 @@ describe('a data directory whose pointer names no snapshot', () => {
       assert.doesNotMatch(serve.stderr, /importing the default dataset|\n\s+at /);
       assert.deepEqual(listing(data.path), before, 'no file was removed or added');
 
-      const use = cli('use', '--data-dir', data.path, newer);
+      const use = await run('use', '--data-dir', data.path, newer);
       assert.equal(use.code, 0, use.stderr);
       assert.match(use.stdout, /^Now live: .* 5 organizations\)\. /);
       assert.equal(readPointer(data.path), newer);
@@ -164,18 +188,20 @@ describe('snapshot checksums', () => {
   ];
 
   for (const [label, damage, reason] of damages) {
-    it(`refuse to serve a live snapshot with ${label}, naming it, why, and the intact one before it`, async () => {
+    // The first case as the command runs in a process of its own, the others in this one.
+    const run = label === damages[0]![0] ? async (...args: string[]) => cli(...args) : (command: 'serve' | 'use', ...args: string[]) => inProcess(command, ...args);
+    it(`refuse to serve a live snapshot with ${label}, naming it, why, and the intact one before it`, { timeout: 30_000 }, async () => {
       const path = await damagedSecond(label.replace(/\W+/g, '-'), damage);
       const name = path.slice(path.lastIndexOf('/') + 1);
       writeFileSync(join(data.path, POINTER_FILE), `${name}\n`);
       try {
-        const serve = cli('serve', '--data-dir', data.path, '--port', '0', '--host', '127.0.0.1');
+        const serve = await run('serve', '--data-dir', data.path, '--port', '0', '--host', '127.0.0.1');
         assert.equal(serve.code, 1, serve.stderr);
         assert.ok(serve.stderr.includes(`Error: the live snapshot ${path} `), serve.stderr);
         assert.match(serve.stderr, reason);
         assert.ok(serve.stderr.includes(`The newest intact snapshot is ${first}`), serve.stderr);
         assert.doesNotMatch(serve.stderr, /\n\s+at /, 'no stack trace');
-        const use = cli('use', '--data-dir', data.path, name);
+        const use = await run('use', '--data-dir', data.path, name);
         assert.equal(use.code, 1);
         assert.match(use.stderr, reason);
       } finally {
@@ -185,6 +211,29 @@ describe('snapshot checksums', () => {
       }
     });
   }
+
+  it('refuse to serve a live snapshot of another format (published by another version), checksum intact, saying so and what to do', { timeout: 30_000 }, async () => {
+    const path = await damagedSecond('Format', (file) => {
+      const db = new DatabaseSync(file);
+      db.prepare("UPDATE dataset SET value = '1' WHERE key = 'format'").run();
+      db.close();
+      const digest = createHash('sha256').update(readFileSync(file)).digest('hex');
+      writeFileSync(`${file}.sha256`, `${digest}  ${basename(file)}\n`);
+    });
+    const name = basename(path);
+    writeFileSync(join(data.path, POINTER_FILE), `${name}\n`);
+    try {
+      const serve = await inProcess('serve', '--data-dir', data.path, '--port', '0', '--host', '127.0.0.1');
+      assert.equal(serve.code, 1, serve.stderr);
+      assert.ok(serve.stderr.includes(`Error: the live snapshot ${path} is of snapshot format 1, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`), serve.stderr);
+      assert.ok(serve.stderr.includes(`The newest intact snapshot is ${first}`), serve.stderr);
+      assert.throws(() => new SqliteStore(path), new RegExp(`is of snapshot format 1, not ${SNAPSHOT_FORMAT}`));
+    } finally {
+      writeFileSync(join(data.path, POINTER_FILE), `${first}\n`);
+      rmSync(path, { force: true });
+      rmSync(`${path}.sha256`, { force: true });
+    }
+  });
 
   it('keep a running server on its snapshot when a newer one is damaged, and say so in /readyz', async () => {
     const { app, stores } = await serveDataDir(data.path);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
@@ -347,5 +347,49 @@ describe('a file in a source folder that is not read', () => {
     const sources = resolveSources([dataFolder], diagnostics);
     assert.deepEqual(diagnostics.errors, []);
     assert.deepEqual(sources.map((source) => source.kind).sort(), ['irs', 'ntee', 'ntee-crosswalk', 'open-eligibility']);
+  });
+});
+
+describe('NDJSON sources: each bad line named, the rest read', () => {
+  const work = temporaryDirectory();
+  after(() => work.remove());
+  const NDJSON_EXAMPLE = join(import.meta.dirname, '..', 'fixtures', 'native-ndjson');
+
+  /** The NDJSON example with organizations.ndjson replaced by `lines`; what validate says of it. */
+  async function validateOrganizations(name: string, lines: string[]) {
+    const directory = join(work.path, name);
+    cpSync(NDJSON_EXAMPLE, directory, { recursive: true });
+    writeFileSync(join(directory, 'organizations.ndjson'), lines.join('\n'));
+    return runCommand('validate', join(work.path, 'data'), [directory]);
+  }
+
+  it('reports invalid JSON, a line that is no object, values it cannot keep, missing and unknown fields, each at its line', async () => {
+    const good = (id: string) => JSON.stringify({ id, name: `Organization ${id}`, status: 'published' });
+    const run = await validateOrganizations('bad-lines', [
+      good('SPR-001'),
+      '{"id": "X-2", "name": ',
+      '["X-3", "an array"]',
+      '',
+      JSON.stringify({ id: 'X-5', name: 'Big', status: 'published', year_incorporated: 12345678901234567890 }).replace('12345678901234567000', '12345678901234567890'),
+      JSON.stringify({ id: 'X-6', name: { text: 'nested' }, status: 'published' }),
+      JSON.stringify({ id: 'X-7', status: 'published' }),
+      JSON.stringify({ id: 'X-8', name: 'Typo', status: 'published', descripton: 'x' }),
+      good('SPR-002'),
+    ]);
+    assert.equal(run.code, 1, run.text);
+    const at = (line: number) => `organizations.ndjson:${line}`;
+    assert.match(run.text, new RegExp(`${at(2)}: not valid JSON`));
+    assert.match(run.text, new RegExp(`${at(3)}: each line must be one JSON object`));
+    assert.match(run.text, new RegExp(`${at(5)} \\[year_incorporated\\]: is a number too large to keep exactly; write it as a string`));
+    assert.match(run.text, new RegExp(`${at(6)} \\[name\\]: must be a string, number, boolean or null`));
+    assert.match(run.text, new RegExp(`${at(7)} \\[name\\]: missing required field "name"`));
+    assert.match(run.text, new RegExp(`${at(8)} \\[descripton\\]: field "descripton" is not used \\(a typo\\?\\)`));
+    assert.doesNotMatch(run.text, new RegExp(`${at(1)}\\b|${at(4)}\\b|${at(9)}\\b`), 'good and blank lines pass');
+  });
+
+  it('reports an empty file, and a line over the record limit without reading it whole', async () => {
+    assert.match((await validateOrganizations('empty', ['', '  ', ''])).text, /organizations\.ndjson: the file is empty/);
+    const long = await validateOrganizations('long', [JSON.stringify({ id: 'L-1', name: 'x'.repeat(2 * 1024 * 1024), status: 'published' }), JSON.stringify({ id: 'L-2', name: 'After', status: 'published' })]);
+    assert.match(long.text, /organizations\.ndjson:1: a line is longer than 1048576 characters/);
   });
 });

@@ -34,7 +34,7 @@ function datasetOf(path: string, body: any): string {
 }
 
 describe('publishing while the server answers requests', () => {
-  it('switches without an error, a dropped request or a response mixing versions', async () => {
+  it('switches without an error, a dropped request or a response mixing versions', { timeout: 60_000 }, async () => {
     const data = temporaryDirectory();
     const alpha = temporaryDirectory();
     const bravo = temporaryDirectory();
@@ -49,6 +49,13 @@ describe('publishing while the server answers requests', () => {
       let failures: string[] = [];
       let requests = 0;
       let stop = false;
+      // Called with each new count of a dataset's answers; `answered` resolves once it reaches a number.
+      const reached = new Map<string, (count: number) => void>();
+      const answered = (label: string, count: number) =>
+        new Promise<void>((resolve) => {
+          if ((seen.get(label) ?? 0) >= count) return resolve();
+          reached.set(label, (now) => now >= count && resolve());
+        });
       const client = async (offset: number) => {
         for (let index = offset; !stop; index++) {
           const path = paths[index % paths.length]!;
@@ -56,8 +63,9 @@ describe('publishing while the server answers requests', () => {
             const response = await fetch(`${address}${path}`);
             const body = await response.json();
             if (response.status !== 200) throw new Error(`status ${response.status}`);
-            const label = datasetOf(path, body);
-            seen.set(label.split(':')[0]!, (seen.get(label.split(':')[0]!) ?? 0) + 1);
+            const label = datasetOf(path, body).split(':')[0]!;
+            seen.set(label, (seen.get(label) ?? 0) + 1);
+            reached.get(label)?.(seen.get(label)!);
           } catch (error) {
             failures.push(`${path}: ${(error as Error).message}`);
           }
@@ -65,7 +73,8 @@ describe('publishing while the server answers requests', () => {
         }
       };
       const clients = [0, 1, 2, 3].map(client);
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // The old dataset answers some requests before the import starts.
+      await answered('Alpha', 11);
       const importer = spawn(process.execPath, [CLI, 'import', '--progress', 'none', '--data-dir', data.path, datasetNamed(bravo.path, 'Bravo', COUNTS.Bravo!)], {
         stdio: ['ignore', 'ignore', 'pipe'],
       });
@@ -73,10 +82,8 @@ describe('publishing while the server answers requests', () => {
       importer.stderr.on('data', (chunk) => (stderr += chunk));
       const exitCode = await new Promise<number | null>((resolve) => importer.on('exit', resolve));
       assert.equal(exitCode, 0, stderr);
-      // Keep going until the new dataset is what the server answers with, then a little longer.
-      const deadline = Date.now() + 5000;
-      const bravoAtExit = seen.get('Bravo') ?? 0;
-      while (Date.now() < deadline && (seen.get('Bravo') ?? 0) < bravoAtExit + 50) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Keep going until the new dataset has answered 50 more requests after the import's exit.
+      await answered('Bravo', (seen.get('Bravo') ?? 0) + 50);
       stop = true;
       await Promise.all(clients);
       assert.deepEqual(failures, []);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { StoreUnavailable } from '../store.ts';
-import type { Readiness, Store, StoreLease, StoreProvider } from '../store.ts';
+import type { LiveStoreLog, Readiness, Store, StoreLease, StoreProvider } from '../store.ts';
 import { createPool, endPool, query } from './connection.ts';
 import type { PostgresSettings } from './connection.ts';
 import { generationFacts, PostgresStore } from './store.ts';
@@ -14,11 +14,6 @@ const RECONNECT_MS = 500;
 const POLL_MS = 5000;
 /** How long a replica may lag behind a publish before the switch goes ahead without it. */
 const REPLICA_WAIT_MS = 30_000;
-
-export interface LiveStoreLog {
-  info(message: string): void;
-  error(message: string): void;
-}
 
 /** Answers every question with StoreUnavailable: what requests get before a generation is loaded. */
 function unavailableStore(reason: () => string): Store {
@@ -63,20 +58,21 @@ export class PostgresStores implements StoreProvider {
    * Opens the provider and waits for its first connection attempt: a server that listens after it
    * serves the live dataset at once when the database is up, and answers 503 while it is not.
    */
-  static async open(settings: PostgresSettings, log: LiveStoreLog): Promise<PostgresStores> {
-    const stores = new PostgresStores(settings, log);
+  static async open(settings: PostgresSettings, log: LiveStoreLog, pollMs = POLL_MS): Promise<PostgresStores> {
+    const stores = new PostgresStores(settings, log, pollMs);
     await stores.firstAttempt;
     return stores;
   }
 
-  constructor(settings: PostgresSettings, log: LiveStoreLog) {
+  /** `pollMs`: how often the pointer is read besides notifications (a test sets it past its own length, to see notifications alone at work). */
+  constructor(settings: PostgresSettings, log: LiveStoreLog, pollMs = POLL_MS) {
     this.firstAttempt = new Promise((resolve) => (this.firstAttemptDone = resolve));
     this.settings = settings;
     this.log = log;
     this.primary = createPool(settings.url, settings, 'primary');
     this.replicas = settings.replicaUrls.map((url) => createPool(url, settings, 'replica'));
     this.unavailable = unavailableStore(() => this.notReady);
-    this.poll = setInterval(() => void this.refresh(), POLL_MS);
+    this.poll = setInterval(() => void this.refresh(), pollMs);
     this.poll.unref();
     void this.listen();
   }

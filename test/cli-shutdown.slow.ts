@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { temporaryDirectory } from './helpers/app.ts';
 import { nativeSourceDir } from './helpers/imports.ts';
@@ -86,8 +85,7 @@ describe('shutting down on SIGTERM', () => {
     const { response, first } = await startExport(origin);
     server.child.kill('SIGTERM');
     await waitFor(async () => !(await accepts(origin)), 2000, 'the listener to close');
-    // The client was reading nothing while the server stopped: most of the export is still to come.
-    await sleep(300);
+    // The client read nothing until the listener had closed: most of the export is still to come.
     const rest = await readRest(response, first);
     assert.equal(rest.complete, true, 'the response ended properly');
     assert.equal(rest.lines, ORGANIZATIONS, 'every organization');
@@ -119,7 +117,8 @@ describe('shutting down on SIGTERM', () => {
     const { code, at } = await server.exited;
     const seconds = (at - signalled) / 1000;
     assert.equal(code, 1);
-    assert.ok(seconds >= SHUTDOWN_TIMEOUT_SECONDS - 0.2 && seconds < SHUTDOWN_TIMEOUT_SECONDS + 2, `exited after ${seconds.toFixed(1)} s`);
+    // Not before the timeout (its timer cannot fire sooner); how much later is the machine's business.
+    assert.ok(seconds >= SHUTDOWN_TIMEOUT_SECONDS - 0.05, `exited after ${seconds.toFixed(2)} s`);
     response.destroy();
   });
 });
