@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { createReadStream, statSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
-import { verifySnapshot } from '../src/store/snapshot-directory.ts';
+import { verifySnapshot } from '../src/store/sqlite/snapshot-directory.ts';
 import { describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, runMain, writeResults } from './lib/run.ts';
 import { liveSnapshot, servedSynthetic, startServer, warmPageCache } from './lib/served.ts';
 

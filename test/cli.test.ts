@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { NODE_FLAGS } from '../bin/node-flags.js';
 import { CONFIG_OPTIONS } from '../src/config-options.ts';
 import type { Command, OptionSpec } from '../src/config-options.ts';
-import { currentSnapshotPath } from '../src/store/snapshot-directory.ts';
+import { currentSnapshotPath } from '../src/store/sqlite/snapshot-directory.ts';
 import { temporaryDirectory } from './helpers/app.ts';
 import { NATIVE_EXAMPLE } from './helpers/imports.ts';
 import { freePort, waitFor } from './helpers/wait.ts';

@@ -11,7 +11,7 @@ import type { DatasetInput } from '../src/hsds/records.ts';
 import { buildApp } from '../src/http/app.ts';
 import { publishDataset } from '../src/publish/publish.ts';
 import { publishToPostgres } from '../src/publish/publish-postgres.ts';
-import { LiveSqliteStores } from '../src/store/live-sqlite.ts';
+import { LiveSqliteStores } from '../src/store/sqlite/live.ts';
 import { PostgresStores } from '../src/store/postgres/live.ts';
 import type { StoreProvider } from '../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from './fixtures/dataset.ts';

@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import pg from 'pg';
 import { NODE_FLAGS } from '../../bin/node-flags.js';
 import { GENERATION_FORMAT } from '../../src/store/postgres/generation-schema.ts';
-import { SNAPSHOT_FORMAT } from '../../src/store/sqlite-schema.ts';
+import { SNAPSHOT_FORMAT } from '../../src/store/sqlite/schema.ts';
 import { waitUntilUp } from './load.ts';
 import type { RawResponse } from './load.ts';
 import { CACHE_DIR, log, MIB, REPO, residentMemory, runNode } from './run.ts';

@@ -10,8 +10,8 @@ import {
   snapshotsPath,
   summarizeSnapshot,
   verifySnapshot,
-} from '../store/snapshot-directory.ts';
-import type { SnapshotSummary } from '../store/snapshot-directory.ts';
+} from '../store/sqlite/snapshot-directory.ts';
+import type { SnapshotSummary } from '../store/sqlite/snapshot-directory.ts';
 import { counted } from '../text.ts';
 import type { UseConfig } from '../config.ts';
 

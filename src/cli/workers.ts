@@ -1,8 +1,8 @@
 import cluster from 'node:cluster';
 import type { Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
-import { METRICS_REQUEST } from '../http/plugins/external/metrics.ts';
-import type { MetricsMessage } from '../http/plugins/external/metrics.ts';
+import { METRICS_REQUEST } from '../http/plugins/app/metrics.ts';
+import type { MetricsMessage } from '../http/plugins/app/metrics.ts';
 import { servingMessage, STOPPED_MESSAGE } from './serving.ts';
 
 /** What this process sends a worker to make it drain and exit, as SIGTERM would. */

@@ -1,10 +1,16 @@
-import type { SourceLocation } from '../publish/diagnostics.ts';
-
 /**
  * Validated records keyed by native ids: what every source reader produces and the build consumes.
  * HSDS ids are derived at build time (see ids.ts), except where a source already has them (`id`).
  * `at` says where a record came from, for error messages.
  */
+
+/** Where a record, or a problem with it, is in the source files: for messages. */
+export interface SourceLocation {
+  file: string;
+  /** 1-based line in the file (for a CSV record spanning lines, the line where it ends). */
+  line?: number;
+  field?: string;
+}
 
 export interface TaxonomyRecord {
   code: string;

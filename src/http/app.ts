@@ -15,7 +15,7 @@ import turns, { DEFAULT_TURN_BUDGET_MS } from './plugins/app/turns.ts';
 import docs from './plugins/external/docs.ts';
 import cors from './plugins/external/cors.ts';
 import openapi from './plugins/external/openapi.ts';
-import metrics from './plugins/external/metrics.ts';
+import metrics from './plugins/app/metrics.ts';
 import rateLimit from './plugins/external/rate-limit.ts';
 import loadShedding from './plugins/external/load-shedding.ts';
 import healthRoutes from './routes/health.ts';
@@ -32,7 +32,7 @@ import type { RootDetails } from './schemas.ts';
 import type { StoreProvider } from '../store/store.ts';
 import { fastifyTrustProxy } from './trust-proxy.ts';
 import type { TrustProxy } from './trust-proxy.ts';
-import type { MetricsListener } from './plugins/external/metrics.ts';
+import type { MetricsListener } from './plugins/app/metrics.ts';
 import type { LoadSheddingOptions } from './plugins/external/load-shedding.ts';
 
 export interface AppOptions {

@@ -1,8 +1,8 @@
 import { renderOrganization, renderServedTerm, renderTaxonomy, renderTerm, withLastModified } from '../hsds/render.ts';
 import type { OrganizationRecord } from '../hsds/records.ts';
-import { NTEE_TAXONOMY } from '../publish/sources/ntee.ts';
+import { NTEE_TAXONOMY } from '../hsds/known-taxonomies.ts';
 import { HSDS_VERSION } from '../hsds/profile.ts';
-import { KEPT_VERSIONS } from '../store/sqlite-schema.ts';
+import { KEPT_VERSIONS } from '../store/sqlite/schema.ts';
 
 /**
  * Examples for the OpenAPI document, made by the same rendering as the served documents, so they

@@ -59,6 +59,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problemBody(problem, reply.request.apiUrl('/profile')));
 }
 
+export const notFound = (reply: FastifyReply, detail: string): FastifyReply => sendProblem(reply, { title: 'Not Found', status: 404, detail });
+
 /**
  * Answers with a problem where no Fastify reply exists (the metrics port's server, or an answer Node
  * asks the application for, like a failed expectation): never cached, never sniffed.

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
 import { officialFile } from '../hsds/profile.ts';
-import { SERVER_PLACEHOLDER } from './plugins/external/openapi.ts';
+import { API_PREFIX } from './plugins/app/links.ts';
 import { documented } from './query.ts';
 
 /** Schemas of the HTTP layer: query parameters, the list envelope, problem bodies, the root object. */
@@ -48,6 +48,9 @@ const Links = Type.Object(
 
 /** HSDS 3.2.3's page envelope (`#/components/schemas/Page`), as the official OpenAPI file has it. */
 export const Page = { $id: 'Page', ...officialFile('openapi.json').components.schemas.Page };
+
+/** The API's base URL in documents made once (the OpenAPI document, the profile): each answer puts its own origin there. */
+export const SERVER_PLACEHOLDER = `http://server.invalid${API_PREFIX}`;
 
 /** Where the compiled profile schemas are served, as the OpenAPI document names them (see profile.ts). */
 export const PROFILE_SCHEMA_BASE = `${SERVER_PLACEHOLDER}/profile/schema/`;

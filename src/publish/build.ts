@@ -5,7 +5,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
-import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
+import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, SNAPSHOT_FORMAT } from '../store/sqlite/schema.ts';
 import { Diagnostics } from './diagnostics.ts';
 import { counted } from '../text.ts';
 import { syncPath } from './durable.ts';

@@ -1,15 +1,10 @@
+import type { SourceLocation } from '../hsds/records.ts';
+
 /**
  * Errors and warnings found while reading and checking sources, each located by file, line and field.
  * Errors are collected (up to a limit) so a publisher sees many problems per run, not one at a time;
  * warnings are counted per kind and summarised at the end.
  */
-
-export interface SourceLocation {
-  file: string;
-  /** 1-based line in the file (for a CSV record spanning lines, the line where it ends). */
-  line?: number;
-  field?: string;
-}
 
 export interface Diagnostic extends SourceLocation {
   message: string;

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LOCK_FILE } from '../store/snapshot-directory.ts';
+import { LOCK_FILE } from '../store/sqlite/snapshot-directory.ts';
 import { storageFault } from './storage-faults.ts';
 
 export class ImportBusy extends Error {}

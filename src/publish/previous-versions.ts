@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
-import { HISTORY_SINCE_FORMAT, HISTORY_TABLES, ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite-schema.ts';
-import { openSnapshot, snapshotMeta } from '../store/snapshot-file.ts';
+import { HISTORY_SINCE_FORMAT, HISTORY_TABLES, ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite/schema.ts';
+import { openSnapshot, snapshotMeta } from '../store/sqlite/snapshot-file.ts';
 
 /** What the live dataset knew of one organization. */
 export interface PreviousVersion {
@@ -12,7 +12,7 @@ export interface PreviousVersion {
   modifiedAt: string;
 }
 
-/** A row of `dataset_versions` (see sqlite-schema.ts). */
+/** A row of `dataset_versions` (see sqlite/schema.ts). */
 export interface VersionRow {
   sequence: number;
   version: string;

@@ -12,7 +12,7 @@ import {
   snapshotsPath,
   summarizeSnapshot,
   writeChecksum,
-} from '../store/snapshot-directory.ts';
+} from '../store/sqlite/snapshot-directory.ts';
 import { buildSnapshot } from './build.ts';
 import { acquireLock } from './import-lock.ts';
 import { onDisk, storageFault } from './storage-faults.ts';

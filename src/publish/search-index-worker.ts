@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildFilePragmas, createOrganizationIndexTables } from '../store/sqlite-schema.ts';
+import { buildFilePragmas, createOrganizationIndexTables } from '../store/sqlite/schema.ts';
 import { buildOrganizationIndex, INDEX_CACHE_KIB } from './search-index.ts';
 
 /** The worker thread of search-index.ts: builds the ranked organization index in its file, from the organizations staged there. */

@@ -2,8 +2,8 @@ import { rmSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { indexedTokens, indexedWords, searchLine, textWords } from '../store/search-text.ts';
-import { buildFilePragmas, CREATE_SEARCH_TEXT_TABLES, FILL_WORD_COUNTS, organizationIndexStored, optimizeTextIndex, SEARCHED_LISTS } from '../store/sqlite-schema.ts';
-import type { SearchedList } from '../store/sqlite-schema.ts';
+import { buildFilePragmas, CREATE_SEARCH_TEXT_TABLES, FILL_WORD_COUNTS, organizationIndexStored, optimizeTextIndex, SEARCHED_LISTS } from '../store/sqlite/schema.ts';
+import type { SearchedList } from '../store/sqlite/schema.ts';
 
 /**
  * Writes each item's searchable words into its list's text index (and, when kept, its search text

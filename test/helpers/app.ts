@@ -9,7 +9,7 @@ import type { AppOptions } from '../../src/http/app.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import type { BuildResult } from '../../src/publish/build.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset } from '../fixtures/dataset.ts';
 import { checkEveryResponse } from './hsds-schemas.ts';

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { runImport } from '../../src/cli/import.ts';
 import { buildApp } from '../../src/http/app.ts';
-import { LiveSqliteStores } from '../../src/store/live-sqlite.ts';
+import { LiveSqliteStores } from '../../src/store/sqlite/live.ts';
 import type { ImportConfig } from '../../src/config.ts';
 import { temporaryDirectory } from './app.ts';
 import { checkEveryResponse } from './hsds-schemas.ts';

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { organizationId, taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
 import { dataset, now, PATHS } from '../helpers/backend-requests.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';
 import { checkEveryResponse } from '../helpers/hsds-schemas.ts';

@@ -6,10 +6,10 @@ import type { DatasetInput, OrganizationRecord } from '../../src/hsds/records.ts
 import { buildApp } from '../../src/http/app.ts';
 import { publishDataset } from '../../src/publish/publish.ts';
 import type { PublishResult } from '../../src/publish/publish.ts';
-import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
-import { openSnapshot } from '../../src/store/snapshot-file.ts';
-import { KEPT_VERSIONS } from '../../src/store/sqlite-schema.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { currentSnapshotPath } from '../../src/store/sqlite/snapshot-directory.ts';
+import { openSnapshot } from '../../src/store/sqlite/snapshot-file.ts';
+import { KEPT_VERSIONS } from '../../src/store/sqlite/schema.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';

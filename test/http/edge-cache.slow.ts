@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
-import { LiveSqliteStores } from '../../src/store/live-sqlite.ts';
+import { LiveSqliteStores } from '../../src/store/sqlite/live.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand } from '../helpers/imports.ts';
 import { freePort, waitFor } from '../helpers/wait.ts';

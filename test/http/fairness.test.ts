@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppOptions } from '../../src/http/app.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { StoreProvider } from '../../src/store/store.ts';
 import { bulkOrganizations, fixtureDataset } from '../fixtures/dataset.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { dataset, now, PATHS } from '../helpers/backend-requests.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import { MAX_URL_LENGTH } from '../../src/http/limits.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { API, startTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';

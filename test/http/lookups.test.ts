@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { organizationId, taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
-import { canonicalEin } from '../../src/http/routes/resolve.ts';
+import { canonicalEin } from '../../src/http/references.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, startTestApp, useTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
 import { PreviousVersions } from '../../src/publish/previous-versions.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { StoreProvider } from '../../src/store/store.ts';
 import { bulkOrganizations, fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, getJson, temporaryDirectory, useTestApp } from '../helpers/app.ts';

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { normalisedTarget, ResponseCache } from '../../src/http/cached-responses.ts';
 import type { ContentCoding } from '../../src/http/encoding.ts';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store, StoreProvider } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';

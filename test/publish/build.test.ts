@@ -8,7 +8,7 @@ import { Diagnostics } from '../../src/publish/diagnostics.ts';
 import { organizationId, taxonomyTermId } from '../../src/hsds/ids.ts';
 import { PreviousVersions } from '../../src/publish/previous-versions.ts';
 import { publishDataset } from '../../src/publish/publish.ts';
-import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
+import { currentSnapshotPath } from '../../src/store/sqlite/snapshot-directory.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { temporaryDirectory } from '../helpers/app.ts';

@@ -8,9 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { runServe } from '../../src/cli/serve.ts';
 import { runUse } from '../../src/cli/use.ts';
 import { loadServeConfig, loadUseConfig } from '../../src/config.ts';
-import { inspectDataDirectory, POINTER_FILE, readPointer, snapshotsPath } from '../../src/store/snapshot-directory.ts';
-import { SNAPSHOT_FORMAT } from '../../src/store/sqlite-schema.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { inspectDataDirectory, POINTER_FILE, readPointer, snapshotsPath } from '../../src/store/sqlite/snapshot-directory.ts';
+import { SNAPSHOT_FORMAT } from '../../src/store/sqlite/schema.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
 

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { organizationId } from '../../src/hsds/ids.ts';
-import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
+import { currentSnapshotPath } from '../../src/store/sqlite/snapshot-directory.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { organizationId } from '../../src/hsds/ids.ts';
-import { currentSnapshotPath } from '../../src/store/snapshot-directory.ts';
+import { currentSnapshotPath } from '../../src/store/sqlite/snapshot-directory.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';

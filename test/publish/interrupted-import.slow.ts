@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { currentSnapshotPath, LOCK_FILE, snapshotsPath } from '../../src/store/snapshot-directory.ts';
+import { currentSnapshotPath, LOCK_FILE, snapshotsPath } from '../../src/store/sqlite/snapshot-directory.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
 

@@ -9,7 +9,7 @@ import { decodePostings, encodePostings, PostingListCache, PostingsMatcher, post
 import type { PostingList } from '../../src/store/postgres/postings.ts';
 import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
 import { PostgresStores } from '../../src/store/postgres/live.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { StoreUnavailable } from '../../src/store/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { textWords } from '../../src/store/search-text.ts';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { buildSnapshot } from '../../src/publish/build.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { describeStoreContract } from './contract.ts';
 

@@ -7,7 +7,7 @@ import { ParameterError } from '../problem.ts';
 import { readQuery } from '../query.ts';
 import { canonicalUuid } from '../reply.ts';
 import { organizationFilter, organizationParameters } from '../routes/organizations.ts';
-import { organizationIdOfNativeId, taxonomyIdOfCode, termIdOfCode } from '../routes/resolve.ts';
+import { organizationIdOfNativeId, taxonomyIdOfCode, termIdOfCode } from '../references.ts';
 import type { Batches, OrganizationFilter, Store } from '../../store/store.ts';
 
 /**

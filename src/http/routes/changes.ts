@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
-import { KEPT_VERSIONS } from '../../store/sqlite-schema.ts';
+import { KEPT_VERSIONS } from '../../store/sqlite/schema.ts';
 import type { Changes, DatasetVersion, Store } from '../../store/store.ts';
 import { examples, problemExamples } from '../examples.ts';
 import { sendProblem } from '../problem.ts';
@@ -10,7 +10,7 @@ import { sendJson } from '../reply.ts';
 import { documented, fail, querySchema, readQuery } from '../query.ts';
 import type { QueryParameter } from '../query.ts';
 import { HSDS_OPTIONAL, profileSchema, problemResponse } from '../schemas.ts';
-import { NDJSON_CONTENT_TYPE, ndjsonLines, noItems } from './list.ts';
+import { NDJSON_CONTENT_TYPE, ndjsonLines, noItems } from '../list-route.ts';
 
 /**
  * The changes feed: what a copy of the organizations (and taxonomies) needs to become the live

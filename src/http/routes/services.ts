@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { pagingOf, sendPage } from '../pagination.ts';
-import { notFound } from '../plugins/app/problems.ts';
+import { notFound } from '../problem.ts';
 import { readQuery } from '../query.ts';
-import { EMPTY, LIST_PARAMETERS, NDJSON_CONTENT_TYPE, ndjsonLines, noItems } from './list.ts';
+import { EMPTY, LIST_PARAMETERS, NDJSON_CONTENT_TYPE, ndjsonLines, noItems } from '../list-route.ts';
 import { CSV_CONTENT_TYPE, csvLines, field } from '../csv.ts';
 
 /**

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { searchParameter } from '../query.ts';
 import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
-import { getById } from './by-id.ts';
-import { getList } from './list.ts';
-import { taxonomyIdOfCode } from './resolve.ts';
+import { getById } from '../item-route.ts';
+import { getList } from '../list-route.ts';
+import { taxonomyIdOfCode } from '../references.ts';
 import type { TaxonomyFilter } from '../../store/store.ts';
 import { field } from '../csv.ts';
 

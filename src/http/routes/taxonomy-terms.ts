@@ -3,9 +3,9 @@ import { ParameterError } from '../problem.ts';
 import { booleanParameter, profileExtension, searchParameter, textParameter } from '../query.ts';
 import { profileSchema } from '../schemas.ts';
 import { examples } from '../examples.ts';
-import { getById } from './by-id.ts';
-import { getList } from './list.ts';
-import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termIdOfCode, termOf } from './resolve.ts';
+import { getById } from '../item-route.ts';
+import { getList } from '../list-route.ts';
+import { TAXONOMY_REFERENCE, TERM_REFERENCE, taxonomyIdOf, termIdOfCode, termOf } from '../references.ts';
 import type { TaxonomyTermFilter } from '../../store/store.ts';
 import { field } from '../csv.ts';
 

@@ -1,7 +1,7 @@
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
 import { sortNameOmission } from './irs-sort-name.ts';
-import { NTEE_TAXONOMY } from './ntee.ts';
+import { NTEE_TAXONOMY } from '../../hsds/known-taxonomies.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
 import type { OrganizationRecord, TagRecord } from '../../hsds/records.ts';
 

@@ -1,6 +1,6 @@
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
-import { NTEE_TAXONOMY } from './ntee.ts';
+import { NTEE_TAXONOMY } from '../../hsds/known-taxonomies.ts';
 import { OE_TAXONOMY_BY_FACET } from './open-eligibility.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
 import type { TagRecord } from '../../hsds/records.ts';

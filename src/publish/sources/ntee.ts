@@ -1,16 +1,8 @@
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
 import type { ReadContext, Source } from './source.ts';
-import type { TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
-
-export const NTEE_TAXONOMY: TaxonomyRecord = {
-  code: 'ntee',
-  name: 'National Taxonomy of Exempt Entities (NTEE-CC)',
-  description:
-    'The NTEE core codes used by the IRS and the National Center for Charitable Statistics to classify exempt organizations: 26 major groups (A-Z) and their three-character codes.',
-  uri: 'https://github.com/Nonprofit-Open-Data-Collective/mission-taxonomies',
-  version: 'NTEE-CC',
-};
+import { NTEE_TAXONOMY } from '../../hsds/known-taxonomies.ts';
+import type { TaxonomyTermRecord } from '../../hsds/records.ts';
 
 const COLUMNS = { required: ['code', 'title', 'definition', 'parent_code'] };
 

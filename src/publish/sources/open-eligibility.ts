@@ -1,26 +1,8 @@
 import { RowFields } from '../fields.ts';
 import { readRows } from '../rows.ts';
 import type { ReadContext, Source } from './source.ts';
+import { OE_SERVICES_TAXONOMY, OE_SITUATIONS_TAXONOMY } from '../../hsds/known-taxonomies.ts';
 import type { TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
-
-const ABOUT =
-  'Open Eligibility v2.0, the open human services taxonomy by Aunt Bertha (now findhelp), CC BY-SA 3.0.';
-
-export const OE_SERVICES_TAXONOMY: TaxonomyRecord = {
-  code: 'oe_services',
-  name: 'Open Eligibility: Human Services',
-  description: `The services facet: what an organization or service provides (Food, Housing, Health, ...). ${ABOUT}`,
-  uri: 'https://github.com/auntbertha/openeligibility',
-  version: '2.0',
-};
-
-export const OE_SITUATIONS_TAXONOMY: TaxonomyRecord = {
-  code: 'oe_situations',
-  name: 'Open Eligibility: Human Situations',
-  description: `The situations facet: who a service is for (age groups, veterans, disabilities, ...). ${ABOUT}`,
-  uri: 'https://github.com/auntbertha/openeligibility',
-  version: '2.0',
-};
 
 export const OE_TAXONOMY_BY_FACET: Record<string, TaxonomyRecord> = {
   services: OE_SERVICES_TAXONOMY,

@@ -1,9 +1,9 @@
-import { SEARCHED_LISTS } from '../sqlite-schema.ts';
+import { SEARCHED_LISTS } from '../sqlite/schema.ts';
 
 /**
  * Layout of one generation: the tables of one published dataset version, in a schema of its own,
  * filled from a SQLite snapshot of the same build (so both backends serve the very same JSON) and
- * never changed afterwards. Positions are as in the snapshot (see sqlite-schema.ts): a page is a
+ * never changed afterwards. Positions are as in the snapshot (see sqlite/schema.ts): a page is a
  * range of positions, never an OFFSET scan. Text that is compared (ids, codes, instants) uses the
  * "C" collation: byte order, as SQLite compares.
  *
@@ -64,7 +64,7 @@ export const TEXT_TABLE_COLUMNS = 'position integer NOT NULL, title tsvector NOT
 
 /**
  * The organizations' text table also holds what SQLite keeps in `organization_search` (see
- * sqlite-schema.ts): `position` is the search rank, `organization_position` the list position, `names`
+ * sqlite/schema.ts): `position` is the search rank, `organization_position` the list position, `names`
  * what a match is ranked by. The rows a search reads then hold all it needs; joined from a table of
  * their own, the first 1,000 matches of `historical society` (1,872 in all) took 1,000 more index
  * lookups, about half of the query's 12 ms.

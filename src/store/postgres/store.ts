@@ -16,7 +16,7 @@ import { query } from './connection.ts';
 import { GENERATION_FORMAT, generationSchema, POSTINGS_TABLE } from './generation-schema.ts';
 import { PostingListCache, PostingsMatcher } from './postings.ts';
 import type { Matches } from './postings.ts';
-import { HISTORY_COLUMNS } from '../sqlite-schema.ts';
+import { HISTORY_COLUMNS } from '../sqlite/schema.ts';
 import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
 import type { PgListing, PostingsClause } from './listing.ts';
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, ParameterError, READ_METHODS, ServiceBusy, problemBody, sendProblem } from '../../problem.ts';
+import { PROBLEM_CONTENT_TYPE, ParameterError, READ_METHODS, ServiceBusy, notFound, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
 import { StoreUnavailable } from '../../../store/store.ts';
 import { setResponseHeaders } from './response-headers.ts';
@@ -39,9 +39,6 @@ export function frameworkError(_error: FastifyError, request: FastifyRequest, re
   const problem = tooLongTarget(request.url) ?? { title: 'Not Found', status: 404, detail: NO_RESOURCE };
   reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).header('cache-control', 'no-store').send(problemBody(problem, ''));
 }
-
-export const notFound = (reply: FastifyReply, detail: string): FastifyReply =>
-  sendProblem(reply, { title: 'Not Found', status: 404, detail });
 
 export default fp(
   async (app) => {

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import { isOperationalTarget } from '../../routes/health.ts';
+import { isOperationalTarget } from '../../operational.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

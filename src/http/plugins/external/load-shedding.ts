@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import underPressure from '@fastify/under-pressure';
 import { ServiceBusy } from '../../problem.ts';
-import { isOperationalTarget } from '../../routes/health.ts';
+import { isOperationalTarget } from '../../operational.ts';
 
 /** How often the delay is measured, by default (under-pressure's own default). */
 const SAMPLE_INTERVAL_MS = 1000;

@@ -1,15 +1,15 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
+import { SERVER_PLACEHOLDER } from '../../schemas.ts';
 import { API_PREFIX } from '../app/links.ts';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { HSDS_VERSION, officialFile } from '../../../hsds/profile.ts';
 
 /**
  * The OpenAPI 3.1 document is generated from the route schemas, so it cannot drift from what is served.
- * Its `servers` entry is filled per request (see routes/meta.ts); this placeholder only lets the
+ * Its `servers` entry is filled per request (see routes/meta.ts); SERVER_PLACEHOLDER only lets the
  * generator strip the API prefix from paths, as the HSDS OpenAPI file does.
  */
-export const SERVER_PLACEHOLDER = `http://server.invalid${API_PREFIX}`;
 
 const official = officialFile('openapi.json');
 

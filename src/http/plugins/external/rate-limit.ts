@@ -4,7 +4,7 @@ import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 // The plugin's own in-memory store, kept here so that hits answered before Fastify count in it too.
 import LocalStore from '@fastify/rate-limit/store/LocalStore.js';
-import { isOperationalTarget } from '../../routes/health.ts';
+import { isOperationalTarget } from '../../operational.ts';
 
 /** A client's error: Fastify's error handler turns it into a 429 problem (see problems.ts). */
 class TooManyRequests extends Error {

@@ -5,10 +5,8 @@ import fp from 'fastify-plugin';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { StoreProvider } from '../../../store/store.ts';
 import { clientErrorHandler, createLimitedServer } from '../../limits.ts';
+import { METRICS_PATH } from '../../operational.ts';
 import { writeProblem } from '../../problem.ts';
-
-/** Where Prometheus scrapes: outside the versioned API, never cached. */
-export const METRICS_PATH = '/metrics';
 
 /** Request durations, in seconds: from a cache hit (well under a millisecond) to a slow export. */
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];

@@ -1,5 +1,5 @@
-import { ParameterError } from '../problem.ts';
-import type { Store } from '../../store/store.ts';
+import { ParameterError } from './problem.ts';
+import type { Store } from '../store/store.ts';
 
 /**
  * Filter values that name a taxonomy or a term, by HSDS id or by code, resolved to ids. A value that

@@ -1,10 +1,10 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import type { Listing as ListingParts } from './listing.ts';
-import type { FacetCount } from './facets.ts';
-import { matchExpression } from './search-query.ts';
-import type { Candidate, SearchQuery } from './search-query.ts';
-import { queryWords } from './search-text.ts';
-import type { SearchWords } from './store.ts';
+import type { Listing as ListingParts } from '../listing.ts';
+import type { FacetCount } from '../facets.ts';
+import { matchExpression } from '../search-query.ts';
+import type { Candidate, SearchQuery } from '../search-query.ts';
+import { queryWords } from '../search-text.ts';
+import type { SearchWords } from '../store.ts';
 
 /** A listing with SQLite's parameter types (see listing.ts). */
 export type Listing = ListingParts<SQLInputValue>;

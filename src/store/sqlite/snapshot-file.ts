@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
-import { DatasetKey, SNAPSHOT_FORMAT } from './sqlite-schema.ts';
+import { DatasetKey, SNAPSHOT_FORMAT } from './schema.ts';
 
 /**
  * Opens a published snapshot to read. A snapshot never changes once published, and SQLite is told so

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TSchema } from 'typebox';
-import { PAGING_PARAMETERS, pagingOf, positionRange, sendPage } from '../pagination.ts';
-import { choiceParameter, querySchema, readQuery } from '../query.ts';
-import type { QueryParameters } from '../query.ts';
-import { pageExample, problemExamples } from '../examples.ts';
-import { CSV_CONTENT_TYPE, csvLines } from '../csv.ts';
-import type { CsvColumn } from '../csv.ts';
-import { HSDS_OPTIONAL, pageOf, problemResponse } from '../schemas.ts';
-import type { Batches, Page, PositionRange, Store } from '../../store/store.ts';
+import { PAGING_PARAMETERS, pagingOf, positionRange, sendPage } from './pagination.ts';
+import { choiceParameter, querySchema, readQuery } from './query.ts';
+import type { QueryParameters } from './query.ts';
+import { pageExample, problemExamples } from './examples.ts';
+import { CSV_CONTENT_TYPE, csvLines } from './csv.ts';
+import type { CsvColumn } from './csv.ts';
+import { HSDS_OPTIONAL, pageOf, problemResponse } from './schemas.ts';
+import type { Batches, Page, PositionRange, Store } from '../store/store.ts';
 
 type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 

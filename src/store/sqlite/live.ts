@@ -2,8 +2,8 @@ import { statSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { DamagedSnapshot, readPointer, snapshotsPath, summarizeSnapshot, verifySnapshot } from './snapshot-directory.ts';
-import { SqliteStore } from './sqlite.ts';
-import type { LiveStoreLog, Readiness, StoreLease, StoreProvider } from './store.ts';
+import { SqliteStore } from './store.ts';
+import type { LiveStoreLog, Readiness, StoreLease, StoreProvider } from '../store.ts';
 
 interface Generation {
   name: string;

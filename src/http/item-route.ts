@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
-import { notFound } from '../plugins/app/problems.ts';
-import { canonicalUuid, sendJson } from '../reply.ts';
-import { problemExamples } from '../examples.ts';
-import { HSDS_OPTIONAL, IdParams, problemResponse } from '../schemas.ts';
-import type { Store } from '../../store/store.ts';
+import { notFound } from './problem.ts';
+import { canonicalUuid, sendJson } from './reply.ts';
+import { problemExamples } from './examples.ts';
+import { HSDS_OPTIONAL, IdParams, problemResponse } from './schemas.ts';
+import type { Store } from '../store/store.ts';
 
 type TypeboxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 

@@ -1,30 +1,30 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { HISTORY_COLUMNS } from './sqlite-schema.ts';
+import { HISTORY_COLUMNS } from './schema.ts';
 import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
-import { ListingRunner, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './sqlite-listing.ts';
-import type { Listing } from './sqlite-listing.ts';
-import { isSearchAlone, membershipConditions } from './filter-plan.ts';
-import { singleToken } from './search-query.ts';
-import type { Candidate, SearchQuery } from './search-query.ts';
-import { Vocabulary } from './search-vocabulary.ts';
-import { facetLabels } from './facets.ts';
-import type { FacetCount, FacetLabels } from './facets.ts';
-import type { VocabularyEntry } from './search-vocabulary.ts';
-import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from './filter-plan.ts';
-import { searchListing } from './listing.ts';
-import { ListingStore } from './listing-store.ts';
-import type { ItemKind, ListingBackend, TermConditions } from './listing-store.ts';
-import { StoreUnavailable } from './store.ts';
-import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from './store.ts';
+import { ListingRunner, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
+import type { Listing } from './listing.ts';
+import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
+import { singleToken } from '../search-query.ts';
+import type { Candidate, SearchQuery } from '../search-query.ts';
+import { Vocabulary } from '../search-vocabulary.ts';
+import { facetLabels } from '../facets.ts';
+import type { FacetCount, FacetLabels } from '../facets.ts';
+import type { VocabularyEntry } from '../search-vocabulary.ts';
+import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
+import { searchListing } from '../listing.ts';
+import { ListingStore } from '../listing-store.ts';
+import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
+import { StoreUnavailable } from '../store.ts';
+import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 
-/** Where an organization's JSON is, as listed or in full (see sqlite-schema.ts). */
+/** Where an organization's JSON is, as listed or in full (see schema.ts). */
 const organizationJsonTable = (view: OrganizationView) => (view.full === true ? 'organization_documents' : 'organization_items');
 
 /** SQLite's result codes for a file that is not what it was: SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_NOTADB. */
 const DAMAGE_CODES = new Set([10, 11, 26]);
 
-/** The SQL of one read-only SQLite snapshot file (see sqlite-schema.ts). */
+/** The SQL of one read-only SQLite snapshot file (see schema.ts). */
 class SqliteBackend implements ListingBackend<SQLInputValue> {
   private readonly file: string;
   /** Set when a read found the file damaged after it was opened; every later read is refused. */
@@ -109,7 +109,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   /**
    * Runs a read. The file was verified whole when it was opened; if a read finds it damaged since (a
    * failing disk, a file changed in place), the request gets a 503 rather than a 500 or a wrong
-   * answer, and the store reports itself not ready (see live-sqlite.ts).
+   * answer, and the store reports itself not ready (see live.ts).
    */
   private read<T>(step: () => T): T {
     if (this.damage !== undefined) throw new StoreUnavailable(this.damage);
@@ -256,7 +256,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   }
 }
 
-/** The embedded default backend: one read-only SQLite snapshot file (see sqlite-schema.ts). */
+/** The embedded default backend: one read-only SQLite snapshot file (see schema.ts). */
 export class SqliteStore extends ListingStore<SQLInputValue> {
   private readonly sqlite: SqliteBackend;
 
