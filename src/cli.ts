@@ -4,7 +4,7 @@ import { twoColumns, wrap } from './cli/help.ts';
 import type { HelpRow } from './cli/help.ts';
 import { ConfigError, configHelp, loadImportConfig, loadMigrateConfig, loadServeConfig, loadUseConfig } from './config.ts';
 import type { Command } from './config.ts';
-import { escapeControlCharacters } from './publish/diagnostics.ts';
+import { escapeControlCharacters } from './sources/files/diagnostics.ts';
 
 const COMMANDS: Record<Command, { usage: string; summary: string; details: string }> = {
   serve: {

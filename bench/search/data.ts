@@ -7,7 +7,7 @@ import { createReadStream, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { parse } from 'csv-parse';
-import { sortNameOmission } from '../../src/publish/sources/irs-sort-name.ts';
+import { sortNameOmission } from '../../src/sources/irs-sort-name.ts';
 
 export interface Organization {
   ein: string;

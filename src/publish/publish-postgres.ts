@@ -13,10 +13,10 @@ import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
 import { PUBLISH_CHANNEL } from '../store/postgres/live.ts';
 import { SEARCHED_LISTS } from '../store/sqlite/schema.ts';
 import { openSnapshot, snapshotMeta } from '../store/sqlite/snapshot-file.ts';
-import { buildSnapshot } from './build.ts';
-import type { BuildOptions } from './build.ts';
-import { PreviousVersions } from './previous-versions.ts';
-import type { PreviousVersion, RemovedRow, VersionRow } from './previous-versions.ts';
+import { buildSnapshot } from '../build/build.ts';
+import type { BuildOptions } from '../build/build.ts';
+import { PreviousVersions } from '../build/previous-versions.ts';
+import type { PreviousVersion, RemovedRow, VersionRow } from '../build/previous-versions.ts';
 import { ImportBusy } from './import-lock.ts';
 import type { PublishResult } from './publish.ts';
 

@@ -13,12 +13,12 @@ import {
   summarizeSnapshot,
   writeChecksum,
 } from '../store/sqlite/snapshot-directory.ts';
-import { buildSnapshot } from './build.ts';
+import { buildSnapshot } from '../build/build.ts';
 import { acquireLock } from './import-lock.ts';
 import { onDisk, storageFault } from './storage-faults.ts';
-import { syncPath } from './durable.ts';
-import { PreviousVersions } from './previous-versions.ts';
-import type { BuildOptions, BuildResult } from './build.ts';
+import { syncPath } from '../build/durable.ts';
+import { PreviousVersions } from '../build/previous-versions.ts';
+import type { BuildOptions, BuildResult } from '../build/build.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 
 

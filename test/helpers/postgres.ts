@@ -5,7 +5,7 @@ import { waitFor } from './wait.ts';
 export { waitFor };
 import type { DatasetInput } from '../../src/hsds/records.ts';
 import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
-import type { BuildOptions } from '../../src/publish/build.ts';
+import type { BuildOptions } from '../../src/build/build.ts';
 import { PostgresStores } from '../../src/store/postgres/live.ts';
 import type { PostgresSettings } from '../../src/store/postgres/connection.ts';
 

@@ -1,7 +1,7 @@
-import { Diagnostics } from '../../src/publish/diagnostics.ts';
-import type { DiagnosticsOptions } from '../../src/publish/diagnostics.ts';
-import { combineSources } from '../../src/publish/sources/combine.ts';
-import { resolveSources } from '../../src/publish/sources/resolve.ts';
+import { Diagnostics } from '../../src/sources/files/diagnostics.ts';
+import type { DiagnosticsOptions } from '../../src/sources/files/diagnostics.ts';
+import { combineSources } from '../../src/sources/combine.ts';
+import { resolveSources } from '../../src/sources/resolve.ts';
 import type { DatasetInput } from '../../src/hsds/records.ts';
 
 /** The dataset input for command-line style source arguments, and the diagnostics it reports to. */

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import { organizationId, taxonomyId, taxonomyTermId } from '../../src/hsds/ids.ts';
 import { dataset, now, PATHS } from '../helpers/backend-requests.ts';
-import { buildSnapshot } from '../../src/publish/build.ts';
+import { buildSnapshot } from '../../src/build/build.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppOptions } from '../../src/http/app.ts';
-import { buildSnapshot } from '../../src/publish/build.ts';
+import { buildSnapshot } from '../../src/build/build.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { StoreProvider } from '../../src/store/store.ts';
 import { bulkOrganizations, fixtureDataset } from '../fixtures/dataset.ts';

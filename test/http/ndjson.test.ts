@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { buildApp } from '../../src/http/app.ts';
-import { buildSnapshot } from '../../src/publish/build.ts';
+import { buildSnapshot } from '../../src/build/build.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { StoreProvider } from '../../src/store/store.ts';
 import { bulkOrganizations, fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';

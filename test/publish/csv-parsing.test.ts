@@ -3,10 +3,10 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
-import { readCsv } from '../../src/publish/csv.ts';
-import { EVENTS_PER_BATCH } from '../../src/publish/csv-thread.ts';
-import type { Columns } from '../../src/publish/csv.ts';
-import { Diagnostics } from '../../src/publish/diagnostics.ts';
+import { readCsv } from '../../src/sources/files/csv.ts';
+import { EVENTS_PER_BATCH } from '../../src/sources/files/csv-thread.ts';
+import type { Columns } from '../../src/sources/files/csv.ts';
+import { Diagnostics } from '../../src/sources/files/diagnostics.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 
 const REPOSITORY = join(import.meta.dirname, '..', '..');

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { organizationId, taxonomyTermId } from '../../src/hsds/ids.ts';
-import type { Diagnostics } from '../../src/publish/diagnostics.ts';
+import type { Diagnostics } from '../../src/sources/files/diagnostics.ts';
 import { API, getJson, startTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { defaultDatasetSample, WYOMING } from '../helpers/default-dataset-sample.ts';

@@ -3,10 +3,10 @@ import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { after, describe, it } from 'node:test';
-import { Diagnostics } from '../../src/publish/diagnostics.ts';
-import { readRows } from '../../src/publish/rows.ts';
-import { resolveSources } from '../../src/publish/sources/resolve.ts';
-import { NATIVE_COLUMNS, nativeRoleOf } from '../../src/publish/sources/native.ts';
+import { Diagnostics } from '../../src/sources/files/diagnostics.ts';
+import { readRows } from '../../src/sources/files/rows.ts';
+import { resolveSources } from '../../src/sources/resolve.ts';
+import { NATIVE_COLUMNS, nativeRoleOf } from '../../src/sources/native.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand } from '../helpers/imports.ts';
 import type { ImportRun } from '../helpers/imports.ts';

@@ -4,9 +4,9 @@ import { cpSync, mkdirSync, openSync, closeSync, ftruncateSync, readFileSync, re
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { organizationId } from '../../src/hsds/ids.ts';
-import { Diagnostics, escapeControlCharacters } from '../../src/publish/diagnostics.ts';
-import { resolveSources } from '../../src/publish/sources/resolve.ts';
-import { MAX_DESCRIPTOR_BYTES } from '../../src/publish/sources/hsds-package-layout.ts';
+import { Diagnostics, escapeControlCharacters } from '../../src/sources/files/diagnostics.ts';
+import { resolveSources } from '../../src/sources/resolve.ts';
+import { MAX_DESCRIPTOR_BYTES } from '../../src/sources/hsds-package-layout.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
 import type { ImportRun } from '../helpers/imports.ts';
@@ -180,8 +180,8 @@ describe('sources that are not regular files', () => {
     const pipe = join(work.path, 'swapped.csv');
     execFileSync('mkfifo', [pipe]);
     const script = `
-      import { Diagnostics } from ${JSON.stringify(join(import.meta.dirname, '..', '..', 'src', 'publish', 'diagnostics.ts'))};
-      import { readCsv } from ${JSON.stringify(join(import.meta.dirname, '..', '..', 'src', 'publish', 'csv.ts'))};
+      import { Diagnostics } from ${JSON.stringify(join(import.meta.dirname, '..', '..', 'src', 'sources', 'files', 'diagnostics.ts'))};
+      import { readCsv } from ${JSON.stringify(join(import.meta.dirname, '..', '..', 'src', 'sources', 'files', 'csv.ts'))};
       const diagnostics = new Diagnostics();
       for await (const row of readCsv(${JSON.stringify(pipe)}, { required: ['id'] }, diagnostics)) console.log('row', row);
       for (const error of diagnostics.errors) console.log(error.message);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { batchRenderer } from '../../src/publish/render-organizations.ts';
-import type { StagedRow } from '../../src/publish/render-organizations.ts';
+import { batchRenderer } from '../../src/build/render-organizations.ts';
+import type { StagedRow } from '../../src/build/render-organizations.ts';
 
 const row = (externalId: string, tags: unknown[] = []): StagedRow => ({
   record: JSON.stringify({ externalId, status: 'published', name: `Org ${externalId}`, identifiers: [], tags }),

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { after, before, describe, it } from 'node:test';
-import { buildSnapshot } from '../../src/publish/build.ts';
+import { buildSnapshot } from '../../src/build/build.ts';
 import { decodePostings, encodePostings, PostingListCache, PostingsMatcher, postingRows } from '../../src/store/postgres/postings.ts';
 import type { PostingList } from '../../src/store/postgres/postings.ts';
 import { publishToPostgres } from '../../src/publish/publish-postgres.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildSnapshot } from '../../src/publish/build.ts';
+import { buildSnapshot } from '../../src/build/build.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { temporaryDirectory } from '../helpers/app.ts';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { buildSnapshot } from '../../src/publish/build.ts';
+import { buildSnapshot } from '../../src/build/build.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { describeStoreContract } from './contract.ts';

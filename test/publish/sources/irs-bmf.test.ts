@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Diagnostics } from '../../../src/publish/diagnostics.ts';
-import { vocabularyOf } from '../../../src/publish/sources/combine.ts';
-import { irsSource } from '../../../src/publish/sources/irs-bmf.ts';
+import { Diagnostics } from '../../../src/sources/files/diagnostics.ts';
+import { vocabularyOf } from '../../../src/sources/combine.ts';
+import { irsSource } from '../../../src/sources/irs-bmf.ts';
 import { temporaryDirectory } from '../../helpers/app.ts';
 
 /** The header of the IRS's state files, as published. */

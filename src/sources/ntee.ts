@@ -1,8 +1,8 @@
-import { RowFields } from '../fields.ts';
-import { readRows } from '../rows.ts';
+import { RowFields } from './files/fields.ts';
+import { readRows } from './files/rows.ts';
 import type { ReadContext, Source } from './source.ts';
-import { NTEE_TAXONOMY } from '../../hsds/known-taxonomies.ts';
-import type { TaxonomyTermRecord } from '../../hsds/records.ts';
+import { NTEE_TAXONOMY } from '../hsds/known-taxonomies.ts';
+import type { TaxonomyTermRecord } from '../hsds/records.ts';
 
 const COLUMNS = { required: ['code', 'title', 'definition', 'parent_code'] };
 

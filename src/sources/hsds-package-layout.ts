@@ -2,11 +2,11 @@ import { closeSync, fstatSync, readdirSync, readFileSync, readSync } from 'node:
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { constants, gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
-import { formatCount } from '../../text.ts';
-import { checkSourceFile, describeFileError, isPlainlyNotData, sourceRoot, withoutCaseTwins } from '../source-paths.ts';
-import type { SourceRoot } from '../source-paths.ts';
-import { InputError, openSourceFile } from '../text-input.ts';
-import type { Diagnostic } from '../diagnostics.ts';
+import { formatCount } from '../text.ts';
+import { checkSourceFile, describeFileError, isPlainlyNotData, sourceRoot, withoutCaseTwins } from './files/source-paths.ts';
+import type { SourceRoot } from './files/source-paths.ts';
+import { InputError, openSourceFile } from './files/text-input.ts';
+import type { Diagnostic } from './files/diagnostics.ts';
 
 /**
  * Where the tables of an HSDS tabular package are, in any HSDS version from 1.0 to 3.2: the files a

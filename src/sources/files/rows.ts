@@ -1,7 +1,7 @@
 import { readCsv } from './csv.ts';
 import type { Columns, SourceRow } from './csv.ts';
 import { readNdjson } from './ndjson.ts';
-import type { ReadContext } from './sources/source.ts';
+import type { ReadContext } from '../source.ts';
 
 export const TABULAR_FILE = /\.(csv|ndjson|jsonl)(\.gz)?$/i;
 

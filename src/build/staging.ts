@@ -2,8 +2,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import { isUuid, organizationId } from '../hsds/ids.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput, OrganizationIdentifierRecord, OrganizationRecord, SourceLocation, TagRecord, UrlRecord } from '../hsds/records.ts';
-import { formatLocation } from './diagnostics.ts';
-import type { Diagnostics } from './diagnostics.ts';
+import { formatLocation } from '../sources/files/diagnostics.ts';
+import type { Diagnostics } from '../sources/files/diagnostics.ts';
 import { termKey } from '../hsds/records.ts';
 
 /**

@@ -6,7 +6,7 @@ import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, SNAPSHOT_FORMAT } from '../store/sqlite/schema.ts';
-import { Diagnostics } from './diagnostics.ts';
+import { Diagnostics } from '../sources/files/diagnostics.ts';
 import { counted } from '../text.ts';
 import { syncPath } from './durable.ts';
 import { publishTime, writeHistory } from './history.ts';

@@ -1,9 +1,9 @@
-import { RowFields } from '../fields.ts';
-import { readRows } from '../rows.ts';
-import { NTEE_TAXONOMY } from '../../hsds/known-taxonomies.ts';
+import { RowFields } from './files/fields.ts';
+import { readRows } from './files/rows.ts';
+import { NTEE_TAXONOMY } from '../hsds/known-taxonomies.ts';
 import { OE_TAXONOMY_BY_FACET } from './open-eligibility.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
-import type { TagRecord } from '../../hsds/records.ts';
+import type { TagRecord } from '../hsds/records.ts';
 
 const COLUMNS = { required: ['ntee_code', 'oe_facet', 'oe_code'] };
 

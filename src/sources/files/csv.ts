@@ -5,7 +5,7 @@ import { CsvWorker } from './csv-thread.ts';
 import { inputFailure, openTextInput } from './text-input.ts';
 import type { InputOptions } from './text-input.ts';
 import type { Readable } from 'node:stream';
-import { counted } from '../text.ts';
+import { counted } from '../../text.ts';
 import type { Diagnostics } from './diagnostics.ts';
 
 export interface SourceRow {

@@ -1,8 +1,8 @@
-import { RowFields } from '../fields.ts';
-import { readRows } from '../rows.ts';
+import { RowFields } from './files/fields.ts';
+import { readRows } from './files/rows.ts';
 import type { ReadContext, Source } from './source.ts';
-import { OE_SERVICES_TAXONOMY, OE_SITUATIONS_TAXONOMY } from '../../hsds/known-taxonomies.ts';
-import type { TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import { OE_SERVICES_TAXONOMY, OE_SITUATIONS_TAXONOMY } from '../hsds/known-taxonomies.ts';
+import type { TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 
 export const OE_TAXONOMY_BY_FACET: Record<string, TaxonomyRecord> = {
   services: OE_SERVICES_TAXONOMY,

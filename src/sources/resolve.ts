@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { checkSourceFile, checkSourcePath, describeFileError, isPlainlyNotData, notRegularFile, withoutCaseTwins } from '../source-paths.ts';
-import type { SourceRoot } from '../source-paths.ts';
-import { TABULAR_FILE } from '../rows.ts';
+import { checkSourceFile, checkSourcePath, describeFileError, isPlainlyNotData, notRegularFile, withoutCaseTwins } from './files/source-paths.ts';
+import type { SourceRoot } from './files/source-paths.ts';
+import { TABULAR_FILE } from './files/rows.ts';
 import { hsdsDatapackageSource } from './hsds-datapackage.ts';
 import { isHsdsPackage } from './hsds-package-layout.ts';
 import { IRS_CODE_VALUES_FILE, IRS_STATE_FILE, irsSource } from './irs-bmf.ts';
@@ -12,7 +12,7 @@ import { nteeSource } from './ntee.ts';
 import { nteeCrosswalkSource } from './ntee-crosswalk.ts';
 import { openEligibilitySource } from './open-eligibility.ts';
 import { SOURCE_KINDS } from './source.ts';
-import type { Diagnostic, Diagnostics } from '../diagnostics.ts';
+import type { Diagnostic, Diagnostics } from './files/diagnostics.ts';
 import type { Source, SourceKind } from './source.ts';
 
 /**

@@ -1,9 +1,9 @@
-import { RowFields } from '../fields.ts';
-import { readRows } from '../rows.ts';
+import { RowFields } from './files/fields.ts';
+import { readRows } from './files/rows.ts';
 import { sortNameOmission } from './irs-sort-name.ts';
-import { NTEE_TAXONOMY } from '../../hsds/known-taxonomies.ts';
+import { NTEE_TAXONOMY } from '../hsds/known-taxonomies.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
-import type { OrganizationRecord, TagRecord } from '../../hsds/records.ts';
+import type { OrganizationRecord, TagRecord } from '../hsds/records.ts';
 
 /**
  * The IRS Exempt Organizations Business Master File (state CSVs as the IRS publishes them).

@@ -1,5 +1,5 @@
-import type { Diagnostics } from '../diagnostics.ts';
-import type { IdentifierLink, OrganizationRecord, TagLink, TagRecord, TaxonomyRecord, TaxonomyTermRecord, UrlLink } from '../../hsds/records.ts';
+import type { Diagnostics } from './files/diagnostics.ts';
+import type { IdentifierLink, OrganizationRecord, TagLink, TagRecord, TaxonomyRecord, TaxonomyTermRecord, UrlLink } from '../hsds/records.ts';
 
 export interface ReadContext {
   diagnostics: Diagnostics;

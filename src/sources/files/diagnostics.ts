@@ -1,4 +1,4 @@
-import type { SourceLocation } from '../hsds/records.ts';
+import type { SourceLocation } from '../../hsds/records.ts';
 
 /**
  * Errors and warnings found while reading and checking sources, each located by file, line and field.

@@ -1,16 +1,16 @@
 import { basename } from 'node:path';
-import { RowFields } from '../fields.ts';
-import { readRows } from '../rows.ts';
+import { RowFields } from './files/fields.ts';
+import { readRows } from './files/rows.ts';
 import { packageLayout } from './hsds-package-layout.ts';
 import type { HsdsTable } from './hsds-package-layout.ts';
-import type { Columns } from '../csv.ts';
-import { counted } from '../../text.ts';
-import type { Diagnostics } from '../diagnostics.ts';
+import type { Columns } from './files/csv.ts';
+import { counted } from '../text.ts';
+import type { Diagnostics } from './files/diagnostics.ts';
 import type { ReadContext, Source } from './source.ts';
 import { readHsdsVocabulary, servedId } from './hsds-vocabulary.ts';
 import type { HsdsVocabulary, TermRef } from './hsds-vocabulary.ts';
-import { canonicalId } from '../../hsds/ids.ts';
-import type { IdentifierLink, OrganizationRecord, TagLink, UrlLink } from '../../hsds/records.ts';
+import { canonicalId } from '../hsds/ids.ts';
+import type { IdentifierLink, OrganizationRecord, TagLink, UrlLink } from '../hsds/records.ts';
 
 /**
  * HSDS tabular packages, 1.0 to 3.2 (see docs/data-format.md): a folder of CSV files named after HSDS

@@ -1,10 +1,10 @@
-import type { RowFields } from '../fields.ts';
+import type { RowFields } from './files/fields.ts';
 import type { HsdsTable } from './hsds-package-layout.ts';
 import type { ReadContext } from './source.ts';
-import { canonicalId, isUuid, missingTermId, servedIdOf, taxonomyId as derivedTaxonomyId } from '../../hsds/ids.ts';
-import { termIdOf } from '../../hsds/render.ts';
-import { isOutsideTaxonomy, outsideTaxonomy } from '../../hsds/records.ts';
-import type { TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import { canonicalId, isUuid, missingTermId, servedIdOf, taxonomyId as derivedTaxonomyId } from '../hsds/ids.ts';
+import { termIdOf } from '../hsds/render.ts';
+import { isOutsideTaxonomy, outsideTaxonomy } from '../hsds/records.ts';
+import type { TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 
 /**
  * The taxonomies and terms of an HSDS package, from any version's tables: 3.x taxonomies and terms,

@@ -1,9 +1,9 @@
 import { basename } from 'node:path';
-import { RowFields } from '../fields.ts';
-import { readRows, TABULAR_FILE } from '../rows.ts';
-import type { Columns } from '../csv.ts';
+import { RowFields } from './files/fields.ts';
+import { readRows, TABULAR_FILE } from './files/rows.ts';
+import type { Columns } from './files/csv.ts';
 import type { ReadContext, Source } from './source.ts';
-import type { IdentifierLink, OrganizationRecord, PublicationStatus, TagLink, TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import type { IdentifierLink, OrganizationRecord, PublicationStatus, TagLink, TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 
 /**
  * The project's own format (docs/data-format.md): CSV or NDJSON files, one per kind of record,

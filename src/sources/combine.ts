@@ -1,5 +1,5 @@
-import { termKey } from '../../hsds/records.ts';
-import type { DatasetInput, TagRecord, TaxonomyRecord, TaxonomyTermRecord } from '../../hsds/records.ts';
+import { termKey } from '../hsds/records.ts';
+import type { DatasetInput, TagRecord, TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
 
 export function vocabularyOf(taxonomies: readonly TaxonomyRecord[], terms: readonly TaxonomyTermRecord[]): Vocabulary {

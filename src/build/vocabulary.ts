@@ -2,7 +2,7 @@ import { renderTaxonomy, renderTerm, termIdOf } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import { isOutsideTaxonomy, outsideTaxonomy, termKey } from '../hsds/records.ts';
 import type { SourceLocation, TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
-import type { Diagnostics } from './diagnostics.ts';
+import type { Diagnostics } from '../sources/files/diagnostics.ts';
 
 export interface RenderedVocabulary {
   /** In list order (by code). */
