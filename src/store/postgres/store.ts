@@ -7,7 +7,7 @@ import { facetLabels } from '../facets.ts';
 import type { FacetCount, FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
-import { searchListing } from '../listing.ts';
+import { ListingSql } from '../listing-sql.ts';
 import { ListingStore } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import { RANKED_SEARCH_LIMIT } from '../store.ts';
@@ -86,27 +86,26 @@ class PostgresBackend implements ListingBackend<unknown> {
   private readonly facts: GenerationFacts;
   private readonly schema: string;
   private readonly runner: PgListingRunner;
-  private readonly itemSql: Record<ItemKind, string>;
+  private readonly sql: ListingSql<unknown>;
   readonly terms: TermLookups;
 
   constructor(pool: () => pg.Pool, facts: GenerationFacts) {
     this.facts = facts;
     this.schema = generationSchema(facts.generation);
     this.runner = new PgListingRunner(pool);
-    this.itemSql = {
-      organization: `SELECT d.json FROM ${this.table('organizations')} o JOIN ${this.table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`,
-      organizationIdByNativeId: `SELECT id AS json FROM ${this.table('organizations')} WHERE external_id = ?`,
-      taxonomy: `SELECT json FROM ${this.table('taxonomies')} WHERE id = ?`,
-      taxonomyTerm: `SELECT detail_json AS json FROM ${this.table('taxonomy_terms')} WHERE id = ?`,
-    };
-    const termRef = `SELECT t.id, x.id AS "taxonomyId", t.position, t.taxonomy_position FROM ${this.table('taxonomy_terms')} t
-      LEFT JOIN ${this.table('taxonomies')} x ON x.position = t.taxonomy_position`;
+    this.sql = new ListingSql<unknown>({
+      table: (name) => this.table(name),
+      asciiLower,
+      textParameter: '?::text',
+      textPosition: 'position',
+      indexedBy: () => '',
+    });
     const one = async (sql: string, params: unknown[]) => (await this.runner.rows<TermRow>(sql, params))[0];
+    const lookups = this.sql.termLookups;
     this.terms = {
-      byId: (id) => one(`${termRef} WHERE t.id = ?`, [id]),
-      byCode: (taxonomy, code) => one(`${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`, [taxonomy, code]),
-      byCodeAnyCase: (taxonomy, code) =>
-        one(`${termRef} WHERE t.taxonomy_position = ? AND ${asciiLower('t.code')} = ${asciiLower('?::text')} ORDER BY t.position LIMIT 1`, [taxonomy, code]),
+      byId: (id) => one(lookups.byId, [id]),
+      byCode: (taxonomy, code) => one(lookups.byCode, [taxonomy, code]),
+      byCodeAnyCase: (taxonomy, code) => one(lookups.byCodeAnyCase, [taxonomy, code]),
     };
   }
 
@@ -144,10 +143,6 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   private table(name: string): string {
     return `${this.schema}.${name}`;
-  }
-
-  private jsonTable(view: OrganizationView): string {
-    return this.table(view.full === true ? 'organization_documents' : 'organization_items');
   }
 
   async count(listing: PgListing): Promise<number> {
@@ -215,81 +210,49 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   async organizationsByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Promise<Page> {
     const end = range.first + range.count;
-    if (membership === undefined) {
-      const total = this.facts.info.organizations;
-      if (range.first > total) return { total, items: [] };
-      const rows = await this.runner.rows<{ json: string }>(`SELECT json FROM ${this.jsonTable(view)} WHERE position >= ? AND position < ? ORDER BY position`, [range.first, end]);
-      return { total, items: rows.map((row) => row.json) };
-    }
-    const { table, group, key } = membership;
-    const total = this.facts.listLengths.get(listKey(membership)) ?? 0;
+    const total = membership === undefined ? this.facts.info.organizations : (this.facts.listLengths.get(listKey(membership)) ?? 0);
     if (range.first > total) return { total, items: [] };
-    const rows = await this.runner.rows<{ json: string }>(
-      `SELECT o.json FROM ${this.table(table)} m JOIN ${this.jsonTable(view)} o ON o.position = m.organization_position
-       WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`,
-      [key, range.first, end],
-    );
+    const params = membership === undefined ? [range.first, end] : [membership.key, range.first, end];
+    const rows = await this.runner.rows<{ json: string }>(this.sql.pageByPosition(membership, view), params);
     return { total, items: rows.map((row) => row.json) };
   }
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): PgListing {
-    const base = { jsonTable: this.jsonTable(view), jsonColumn: 'json' as const };
-    const table = (name: string) => this.table(name);
+    if (query === undefined) return this.sql.organizationListing(filter, memberships, view);
     const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
-    if (query !== undefined) {
-      const members = membershipConditions<unknown>(memberships, 'x.organization_position', table);
-      const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = x.organization_position`;
-      return {
-        ...base,
-        from: `${this.table('organizations_text')} x${modifiedJoin}`,
-        where: ['x.words @@ ?::tsquery', ...members.where, ...modified],
-        params: [organizationTsquery(query), ...members.params, ...modifiedParams],
-        order: 'x.position',
-        position: 'x.organization_position',
-        candidates: { rank: 'x.position', names: 'x.names' },
-        postings:
-          isSearchAlone(filter, memberships) && query.words.length > 0
-            ? matchClauses(query).map(({ held, excluded }) => ({ words: held.map(tokensOf), excluded: excluded.map(tokensOf) }))
-            : undefined,
-      };
-    }
-    const [membership, ...others] = memberships;
-    if (membership !== undefined) {
-      const group = membership.group;
-      const members = membershipConditions<unknown>(others, 'm.organization_position', table);
-      return {
-        ...base,
-        from: `${this.table(membership.table)} m JOIN ${this.table('organizations')} o ON o.position = m.organization_position`,
-        where: [`m.${group}_position = ?`, ...members.where, ...modified],
-        params: [membership.key, ...members.params, ...modifiedParams],
-        order: `m.position_in_${group}`,
-        position: 'm.organization_position',
-      };
-    }
-    return { ...base, from: `${this.table('organizations')} o`, where: modified, params: modifiedParams, order: 'o.position', position: 'o.position' };
+    const members = membershipConditions<unknown>(memberships, 'x.organization_position', (name) => this.table(name));
+    const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = x.organization_position`;
+    return {
+      jsonTable: this.sql.organizationJsonTable(view),
+      jsonColumn: 'json',
+      from: `${this.table('organizations_text')} x${modifiedJoin}`,
+      where: ['x.words @@ ?::tsquery', ...members.where, ...modified],
+      params: [organizationTsquery(query), ...members.params, ...modifiedParams],
+      order: 'x.position',
+      position: 'x.organization_position',
+      candidates: { rank: 'x.position', names: 'x.names' },
+      postings:
+        isSearchAlone(filter, memberships) && query.words.length > 0
+          ? matchClauses(query).map(({ held, excluded }) => ({ words: held.map(tokensOf), excluded: excluded.map(tokensOf) }))
+          : undefined,
+    };
   }
 
   taxonomyListing(search: SearchWords | undefined): PgListing {
-    const base = { jsonTable: this.table('taxonomies'), jsonColumn: 'json' as const };
-    if (search === undefined) return { ...base, from: this.table('taxonomies'), where: [], params: [], order: 'position', position: 'position' };
-    return searchListing<unknown>(base, `${this.table('taxonomies_text')} x`, 'x.position', textSearch(search));
+    return this.sql.taxonomyListing(search === undefined ? undefined : textSearch(search));
   }
 
   removedListing(after: string): PgListing {
-    const table = this.table('removed_organizations');
-    return { jsonTable: table, jsonColumn: 'json', from: table, where: ['removed_at > ?'], params: [after], order: 'position', position: 'position' };
+    return this.sql.removedListing(after);
   }
 
   termListing(conditions: TermConditions<unknown>, search: SearchWords | undefined): PgListing {
-    const base = { jsonTable: this.table('taxonomy_terms'), jsonColumn: 'json' as const };
-    if (search === undefined) return { ...base, from: `${this.table('taxonomy_terms')} t`, ...conditions, order: 't.position', position: 't.position' };
-    const from = `${this.table('taxonomy_terms_text')} x JOIN ${this.table('taxonomy_terms')} t ON t.position = x.position`;
-    return searchListing<unknown>(base, from, 't.position', textSearch(search), conditions);
+    return this.sql.termListing(conditions, search === undefined ? undefined : textSearch(search));
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
-    return (await this.runner.rows<{ json: string }>(this.itemSql[kind], [key]))[0]?.json;
+    return (await this.runner.rows<{ json: string }>(this.sql.item(kind), [key]))[0]?.json;
   }
 
   /** The pools belong to the provider (live.ts), which ends them. */

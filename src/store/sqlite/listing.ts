@@ -20,17 +20,18 @@ export const organizationTextQuery = (query: SearchQuery): string =>
   matchExpression(query, { token: (token) => `"${token}"`, and: ' AND ', or: ' OR ', andNot: ' NOT ' });
 
 /**
- * A search of `textTable` (an FTS5 table of search-text words, whose rowids are the listed positions):
- * the condition, and the ranking that puts items whose title holds every word first. Unlike bm25,
- * which reads the whole index entry of each word to weigh it, the ranking reads no more than the search.
+ * A search of `textTable` (an FTS5 table of search-text words, whose rowids are the listed positions),
+ * aliased `x`: the condition, and the ranking that puts items whose title holds every word first.
+ * Unlike bm25, which reads the whole index entry of each word to weigh it, the ranking reads no more
+ * than the search.
  */
 export const textSearch = (textTable: string, search: SearchWords) => {
   const query = fullTextQuery(search);
   return {
     words: queryWords(search).map((word) => word.token),
-    where: `${textTable} MATCH ?`,
+    where: `x.${textTable} MATCH ?`,
     param: query,
-    ranking: `${textTable}.rowid NOT IN (SELECT rowid FROM ${textTable} WHERE ${textTable} MATCH ?)`,
+    ranking: `x.rowid NOT IN (SELECT rowid FROM ${textTable} WHERE ${textTable} MATCH ?)`,
     rankingParams: [`title : (${query})`],
   };
 };

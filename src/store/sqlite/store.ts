@@ -12,14 +12,20 @@ import { facetLabels } from '../facets.ts';
 import type { FacetCount, FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
-import { searchListing } from '../listing.ts';
+import { ListingSql } from '../listing-sql.ts';
 import { ListingStore } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import { StoreUnavailable } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 
-/** Where an organization's JSON is, as listed or in full (see schema.ts). */
-const organizationJsonTable = (view: OrganizationView) => (view.full === true ? 'organization_documents' : 'organization_items');
+/** The SQL of listings and items: a snapshot's tables by their names. */
+const SQL = new ListingSql<SQLInputValue>({
+  table: (name) => name,
+  asciiLower: (sql) => `lower(${sql})`,
+  textParameter: '?',
+  textPosition: 'rowid',
+  indexedBy: (index) => ` INDEXED BY ${index}`,
+});
 
 /** SQLite's result codes for a file that is not what it was: SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_NOTADB. */
 const DAMAGE_CODES = new Set([10, 11, 26]);
@@ -72,16 +78,12 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
     this.history = this.db.prepare(`SELECT ${HISTORY_COLUMNS} FROM dataset_versions ORDER BY sequence`).all() as unknown as DatasetVersion[];
     // Rows as arrays: see prepareRowsAsArrays.
-    this.itemStatements = {
-      organization: prepareRowsAsArrays(this.db, 'SELECT d.json FROM organizations o JOIN organization_documents d ON d.position = o.position WHERE o.id = ?'),
-      organizationIdByNativeId: prepareRowsAsArrays(this.db, 'SELECT id AS json FROM organizations WHERE external_id = ?'),
-      taxonomy: prepareRowsAsArrays(this.db, 'SELECT json FROM taxonomies WHERE id = ?'),
-      taxonomyTerm: prepareRowsAsArrays(this.db, 'SELECT detail_json AS json FROM taxonomy_terms WHERE id = ?'),
-    };
-    const termRef = 'SELECT t.id, x.id AS taxonomyId, t.position, t.taxonomy_position FROM taxonomy_terms t LEFT JOIN taxonomies x ON x.position = t.taxonomy_position';
-    const termById = this.db.prepare(`${termRef} WHERE t.id = ?`);
-    const termByCode = this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`);
-    const termByCodeAnyCase = this.db.prepare(`${termRef} WHERE t.taxonomy_position = ? AND lower(t.code) = lower(?) ORDER BY t.position LIMIT 1`);
+    const item = (kind: ItemKind) => prepareRowsAsArrays(this.db, SQL.item(kind));
+    this.itemStatements = { organization: item('organization'), organizationIdByNativeId: item('organizationIdByNativeId'), taxonomy: item('taxonomy'), taxonomyTerm: item('taxonomyTerm') };
+    const lookups = SQL.termLookups;
+    const termById = this.db.prepare(lookups.byId);
+    const termByCode = this.db.prepare(lookups.byCode);
+    const termByCodeAnyCase = this.db.prepare(lookups.byCodeAnyCase);
     this.terms = {
       byId: async (id) => this.read(() => termById.get(id) as TermRow | undefined),
       byCode: async (taxonomy, code) => this.read(() => termByCode.get(taxonomy, code) as TermRow | undefined),
@@ -172,79 +174,52 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   }
 
   private pageByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Page {
-    const jsonTable = organizationJsonTable(view);
     const end = range.first + range.count;
+    const rows = this.listings.arrayStatement(SQL.pageByPosition(membership, view));
     if (membership === undefined) {
       const total = this.info.organizations;
-      const rows = this.listings.arrayStatement(`SELECT json FROM ${jsonTable} WHERE position >= ? AND position < ? ORDER BY position`);
       return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(range.first, end)) };
     }
-    const { table, group, key } = membership;
     const total = this.listLength(membership);
-    const rows = this.listings.arrayStatement(
-      `SELECT o.json FROM ${table} m JOIN ${jsonTable} o ON o.position = m.organization_position
-       WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`,
-    );
-    return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(key, range.first, end)) };
+    return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(membership.key, range.first, end)) };
   }
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing {
-    const base = { jsonTable: organizationJsonTable(view), jsonColumn: 'json' as const };
+    if (query === undefined) return SQL.organizationListing(filter, memberships, view);
+    const base = { jsonTable: SQL.organizationJsonTable(view), jsonColumn: 'json' as const };
     const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
     const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
-    if (query !== undefined) {
-      const members = membershipConditions<SQLInputValue>(memberships, 's.position');
-      const token = singleToken(query);
-      const textQuery = organizationTextQuery(query);
-      const modifiedJoin = filter.modifiedSince === undefined ? '' : ' JOIN organizations o ON o.position = s.position';
-      return {
-        ...base,
-        from: `organizations_text JOIN organization_search s ON s.rank = organizations_text.rowid${modifiedJoin}`,
-        where: ['organizations_text MATCH ?', ...members.where, ...modified],
-        params: [textQuery, ...members.params, ...modifiedParams],
-        order: 'organizations_text.rowid',
-        position: 's.position',
-        candidates: { rank: 'organizations_text.rowid', names: 's.names' },
-        // Searched alone, the text index counts its matches without the join (a tenth of the time).
-        length: !isSearchAlone(filter, memberships)
-          ? undefined
-          : token !== undefined
-            ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] }
-            : { sql: 'SELECT count(*) AS n FROM organizations_text WHERE organizations_text MATCH ?', params: [textQuery] },
-      };
-    }
-    const [membership, ...others] = memberships;
-    if (membership !== undefined) {
-      const group = membership.group;
-      const members = membershipConditions<SQLInputValue>(others, 'm.organization_position');
-      return {
-        ...base,
-        from: `${membership.table} m JOIN organizations o ON o.position = m.organization_position`,
-        where: [`m.${group}_position = ?`, ...members.where, ...modified],
-        params: [membership.key, ...members.params, ...modifiedParams],
-        order: `m.position_in_${group}`,
-        position: 'm.organization_position',
-      };
-    }
-    const from = filter.modifiedSince === undefined ? 'organizations o' : 'organizations o INDEXED BY organizations_modified';
-    return { ...base, from, where: modified, params: modifiedParams, order: 'o.position', position: 'o.position' };
+    const members = membershipConditions<SQLInputValue>(memberships, 's.position');
+    const token = singleToken(query);
+    const textQuery = organizationTextQuery(query);
+    const modifiedJoin = filter.modifiedSince === undefined ? '' : ' JOIN organizations o ON o.position = s.position';
+    return {
+      ...base,
+      from: `organizations_text JOIN organization_search s ON s.rank = organizations_text.rowid${modifiedJoin}`,
+      where: ['organizations_text MATCH ?', ...members.where, ...modified],
+      params: [textQuery, ...members.params, ...modifiedParams],
+      order: 'organizations_text.rowid',
+      position: 's.position',
+      candidates: { rank: 'organizations_text.rowid', names: 's.names' },
+      // Searched alone, the text index counts its matches without the join (a tenth of the time).
+      length: !isSearchAlone(filter, memberships)
+        ? undefined
+        : token !== undefined
+          ? { sql: 'SELECT organizations AS n FROM organization_word_counts WHERE word = ?', params: [token] }
+          : { sql: 'SELECT count(*) AS n FROM organizations_text WHERE organizations_text MATCH ?', params: [textQuery] },
+    };
   }
 
   taxonomyListing(search: SearchWords | undefined): Listing {
-    const base = { jsonTable: 'taxonomies', jsonColumn: 'json' as const };
-    if (search === undefined) return { ...base, from: 'taxonomies', where: [], params: [], order: 'position', position: 'position' };
-    return searchListing<SQLInputValue>(base, 'taxonomies_text', 'taxonomies_text.rowid', textSearch('taxonomies_text', search));
+    return SQL.taxonomyListing(search === undefined ? undefined : textSearch('taxonomies_text', search));
   }
 
   removedListing(after: string): Listing {
-    return { jsonTable: 'removed_organizations', jsonColumn: 'json', from: 'removed_organizations', where: ['removed_at > ?'], params: [after], order: 'position', position: 'position' };
+    return SQL.removedListing(after);
   }
 
   termListing(conditions: TermConditions<SQLInputValue>, search: SearchWords | undefined): Listing {
-    const base = { jsonTable: 'taxonomy_terms', jsonColumn: 'json' as const };
-    if (search === undefined) return { ...base, from: 'taxonomy_terms t', ...conditions, order: 't.position', position: 't.position' };
-    const from = 'taxonomy_terms_text JOIN taxonomy_terms t ON t.position = taxonomy_terms_text.rowid';
-    return searchListing<SQLInputValue>(base, from, 't.position', textSearch('taxonomy_terms_text', search), conditions);
+    return SQL.termListing(conditions, search === undefined ? undefined : textSearch('taxonomy_terms_text', search));
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
