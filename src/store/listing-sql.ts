@@ -20,6 +20,20 @@ export interface SqlDialect {
   textPosition: string;
   /** What follows a table to have it read through this index, where the planner needs telling. */
   indexedBy(index: string): string;
+  /** An integer expression (a count) as the driver gives it back as a number. */
+  integer(expression: string): string;
+  /** A condition that `column` is one of `count` integers, and the parameters that give them. */
+  anyInteger(column: string, count: number): string;
+  integerParams(values: readonly number[]): unknown[];
+  /** A FROM item of positions given as one parameter (positionsParam), aliased `p`: `p.position`, and `p.n` their order. */
+  orderedPositions: string;
+  positionsParam(positions: readonly number[]): unknown;
+}
+
+/** A query and its parameters. */
+export interface Query<Param> {
+  sql: string;
+  params: Param[];
 }
 
 /**
@@ -122,5 +136,102 @@ export class ListingSql<Param> {
     if (text === undefined) return { ...base, from: `${this.table('taxonomy_terms')} t`, ...conditions, order: 't.position', position: 't.position' };
     const from = `${this.table('taxonomy_terms_text')} x JOIN ${this.table('taxonomy_terms')} t ON t.position = x.${this.dialect.textPosition}`;
     return searchListing<Param>(base, from, 't.position', text, conditions);
+  }
+
+  private static where(listing: Listing<unknown>, extra: string[] = []): string {
+    const conditions = [...listing.where, ...extra];
+    return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  }
+
+  /** How many rows a listing holds (its `length` query when it has one): one row, `n`. */
+  count(listing: Listing<Param>): Query<Param> {
+    if (listing.length !== undefined) return listing.length;
+    return { sql: `SELECT ${this.dialect.integer('count(*)')} AS n FROM ${listing.from}${ListingSql.where(listing)}`, params: listing.params };
+  }
+
+  /**
+   * The JSON of the rows at 0-based `offset`, in order (by relevance first when `ranked` and the
+   * listing has a ranking), in one statement: the rows are ordered and cut by position, and their JSON
+   * joined in for those kept only.
+   */
+  page(listing: Listing<Param>, offset: number, limit: number, ranked: boolean): Query<Param> {
+    const rank = ranked && listing.ranking !== undefined;
+    const sql = `SELECT j.${listing.jsonColumn} AS json FROM (
+        SELECT ${listing.position} AS p, ${rank ? `${listing.ranking} AS r, ` : ''}${listing.order} AS k
+        FROM ${listing.from}${ListingSql.where(listing)}
+        ORDER BY ${rank ? 'r, ' : ''}k LIMIT ? OFFSET ?
+      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY ${rank ? 'page.r, ' : ''}page.k`;
+    const rows = [limit, offset] as Param[];
+    return { sql, params: rank ? [...(listing.rankingParams ?? []), ...listing.params, ...rows] : [...listing.params, ...rows] };
+  }
+
+  /**
+   * The next `limit` rows in list order after the row whose order key is `after` (0 for the first):
+   * `k`, the order key, and the JSON. Whole lists are read so, a batch at a time, with no OFFSET.
+   */
+  batchAfter(listing: Listing<Param>, after: number, limit: number): Query<Param> {
+    const sql = `SELECT page.k, j.${listing.jsonColumn} AS json FROM (
+        SELECT ${listing.position} AS p, ${listing.order} AS k
+        FROM ${listing.from}${ListingSql.where(listing, [`${listing.order} > ?`])}
+        ORDER BY k LIMIT ${limit}
+      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY page.k`;
+    return { sql, params: [...listing.params, after as Param] };
+  }
+
+  /** Organizations per value of each facet in a listing, or (no listing) in the unfiltered list: rows of FacetCount. */
+  facetCounts(listing: Listing<Param> | undefined, facets: readonly number[]): Query<Param> {
+    const facetParams = this.dialect.integerParams(facets) as Param[];
+    if (listing === undefined) {
+      return { sql: `SELECT facet, value, organizations AS count FROM ${this.table('facet_counts')} WHERE ${this.dialect.anyInteger('facet', facets.length)}`, params: facetParams };
+    }
+    const positions = `SELECT ${listing.position} AS position FROM ${listing.from}${ListingSql.where(listing)}`;
+    const sql = `SELECT f.facet, f.value, ${this.dialect.integer('count(*)')} AS count FROM (${positions}) p JOIN ${this.table('organization_facets')} f ON f.position = p.position AND ${this.dialect.anyInteger('f.facet', facets.length)} GROUP BY f.facet, f.value`;
+    return { sql, params: [...listing.params, ...facetParams] };
+  }
+
+  /**
+   * The first `limit` matches of an organization search in list order, with what they are ranked by
+   * (rows of Candidate). `walk`: read the list order until there are enough; else every match is
+   * sorted (`+ 0` keeps PostgreSQL's planner from walking).
+   */
+  candidates(listing: Listing<Param>, limit: number, walk = true): Query<Param> {
+    const { rank, names } = listing.candidates!;
+    const order = walk ? listing.order : `${listing.order} + 0`;
+    const sql = `SELECT ${listing.position} AS position, ${rank} AS rank, ${names} AS names FROM ${listing.from}${ListingSql.where(listing)} ORDER BY ${order} LIMIT ?`;
+    return { sql, params: [...listing.params, limit as Param] };
+  }
+
+  /** The JSON of these positions of the listing's JSON table, in the order given. */
+  jsonOf(listing: Listing<Param>, positions: readonly number[]): Query<Param> {
+    const sql = `SELECT j.${listing.jsonColumn} AS json FROM ${this.dialect.orderedPositions} JOIN ${listing.jsonTable} j ON j.position = p.position ORDER BY p.n`;
+    return { sql, params: [this.dialect.positionsParam(positions) as Param] };
+  }
+}
+
+/**
+ * Every row's JSON, in order, `size` at a time: a ranked list (small: see RANKED_SEARCH_LIMIT) in
+ * pages, any other resuming after the last order key read, with no OFFSET. `json` runs a page;
+ * `keyed` a batchAfter, its rows as [order key, JSON].
+ */
+export async function* inBatches<Param>(
+  sql: ListingSql<Param>,
+  listing: Listing<Param>,
+  ranked: boolean,
+  size: number,
+  json: (query: Query<Param>) => Promise<string[]>,
+  keyed: (query: Query<Param>) => Promise<[number, string][]>,
+): AsyncGenerator<string[]> {
+  if (ranked && listing.ranking !== undefined) {
+    for (let offset = 0; ; offset += size) {
+      const items = await json(sql.page(listing, offset, size, true));
+      if (items.length > 0) yield items;
+      if (items.length < size) return;
+    }
+  }
+  for (let after = 0; ; ) {
+    const rows = await keyed(sql.batchAfter(listing, after, size));
+    if (rows.length > 0) yield rows.map((row) => row[1]);
+    if (rows.length < size) return;
+    after = rows.at(-1)![0];
   }
 }

@@ -34,8 +34,9 @@ export interface TermConditions<Param> {
 export type ItemKind = 'organization' | 'organizationIdByNativeId' | 'taxonomy' | 'taxonomyTerm';
 
 /**
- * What one backend supplies: its SQL and how to run it. Everything else about answering the Store's
- * questions is in ListingStore, once, so the backends cannot answer differently.
+ * What one backend supplies: how it runs the SQL that listing-sql.ts builds for it, and its text
+ * search. Everything else about answering the Store's questions is in ListingStore, once, so the
+ * backends cannot answer differently.
  */
 export interface ListingBackend<Param> {
   /** Read once, when the dataset is opened. */

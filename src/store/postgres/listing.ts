@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { query } from './connection.ts';
+import { inBatches, ListingSql } from '../listing-sql.ts';
+import type { Query } from '../listing-sql.ts';
 import type { Listing } from '../listing.ts';
 import { queryWords } from '../search-text.ts';
 import type { FacetCount } from '../facets.ts';
@@ -44,10 +46,23 @@ export const organizationTsquery = (query: SearchQuery): string => matchExpressi
 
 export class PgListingRunner {
   private readonly pool: () => pg.Pool;
+  readonly sql: ListingSql<unknown>;
 
-  /** `pool` gives the pool of each query (replicas in turn). */
-  constructor(pool: () => pg.Pool) {
+  /** `pool` gives the pool of each query (replicas in turn); `schema`, the generation's. */
+  constructor(pool: () => pg.Pool, schema: string) {
     this.pool = pool;
+    this.sql = new ListingSql<unknown>({
+      table: (name) => `${schema}.${name}`,
+      asciiLower: (sql) => `translate(${sql}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`,
+      textParameter: '?::text',
+      textPosition: 'position',
+      indexedBy: () => '',
+      integer: (sql) => `${sql}::integer`,
+      anyInteger: (column) => `${column} = ANY(?::integer[])`,
+      integerParams: (values) => [values],
+      orderedPositions: 'unnest(?::integer[]) WITH ORDINALITY AS p(position, n)',
+      positionsParam: (positions) => positions,
+    });
   }
 
   /** Each SQL text as sent ($n placeholders), made once: a generation's SQL texts are few. */
@@ -67,85 +82,41 @@ export class PgListingRunner {
     return query<Row>(this.pool(), text, params);
   }
 
-  private static where(listing: PgListing, extra: string[] = []): string {
-    const conditions = [...listing.where, ...extra];
-    return conditions.length === 0 ? '' : ` WHERE ${conditions.join(' AND ')}`;
+  private async json({ sql, params }: Query<unknown>): Promise<string[]> {
+    return (await this.rows<{ json: string }>(sql, params)).map((row) => row.json);
   }
 
   async count(listing: PgListing): Promise<number> {
-    if (listing.length !== undefined) return (await this.rows<{ n: number }>(listing.length.sql, listing.length.params))[0]?.n ?? 0;
-    const rows = await this.rows<{ n: number }>(`SELECT count(*)::integer AS n FROM ${listing.from}${PgListingRunner.where(listing)}`, listing.params);
-    return rows[0]!.n;
+    const { sql, params } = this.sql.count(listing);
+    return (await this.rows<{ n: number }>(sql, params))[0]?.n ?? 0;
   }
 
-  /** Organizations per value of a facet in a listing, or (no listing) in the unfiltered list (tables as named in this generation). */
-  facetCounts(listing: PgListing | undefined, facets: readonly number[], countsTable: string, facetsTable: string): Promise<FacetCount[]> {
-    if (listing === undefined) return this.rows(`SELECT facet, value, organizations AS count FROM ${countsTable} WHERE facet = ANY(?::integer[])`, [facets]);
-    const positions = `SELECT ${listing.position} AS position FROM ${listing.from}${PgListingRunner.where(listing)}`;
-    const sql = `SELECT f.facet, f.value, count(*)::integer AS count FROM (${positions}) p JOIN ${facetsTable} f ON f.position = p.position AND f.facet = ANY(?::integer[]) GROUP BY f.facet, f.value`;
-    return this.rows(sql, [...listing.params, facets]);
+  /** Organizations per value of a facet in a listing, or (no listing) in the unfiltered list. */
+  facetCounts(listing: PgListing | undefined, facets: readonly number[]): Promise<FacetCount[]> {
+    const { sql, params } = this.sql.facetCounts(listing, facets);
+    return this.rows<FacetCount>(sql, params);
   }
 
-  /**
-   * The first `limit` matches of an organization search in list order, with their positions and what
-   * they are ranked by. `walk`: read the list order until there are enough; else all matches are
-   * sorted (`+ 0` keeps the planner from walking).
-   */
+  /** See ListingSql.candidates. */
   candidates(listing: PgListing, limit: number, walk: boolean): Promise<Candidate[]> {
-    const { rank, names } = listing.candidates!;
-    const order = walk ? listing.order : `${listing.order} + 0`;
-    const sql = `SELECT ${listing.position} AS position, ${rank} AS rank, ${names} AS names FROM ${listing.from}${PgListingRunner.where(listing)} ORDER BY ${order} LIMIT ?`;
-    return this.rows<Candidate>(sql, [...listing.params, limit]);
+    const { sql, params } = this.sql.candidates(listing, limit, walk);
+    return this.rows<Candidate>(sql, params);
   }
 
   /** The JSON of these positions, in the order given. */
   async jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
-    if (positions.length === 0) return [];
-    const rows = await this.rows<{ json: string }>(
-      `SELECT j.${listing.jsonColumn} AS json FROM unnest(?::integer[]) WITH ORDINALITY AS p(position, n) JOIN ${listing.jsonTable} j ON j.position = p.position ORDER BY p.n`,
-      [positions],
-    );
-    return rows.map((row) => row.json);
-  }
-
-  private static ranked(listing: PgListing, ranked: boolean): boolean {
-    return ranked && listing.ranking !== undefined;
+    return positions.length === 0 ? [] : this.json(this.sql.jsonOf(listing, positions));
   }
 
   /** The items at 0-based `offset`, in order (by relevance first when `ranked`), in one query. */
-  async items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
-    const rank = PgListingRunner.ranked(listing, ranked);
-    const sql = `SELECT j.${listing.jsonColumn} AS json FROM (
-        SELECT ${listing.position} AS p, ${rank ? `${listing.ranking} AS r, ` : ''}${listing.order} AS k
-        FROM ${listing.from}${PgListingRunner.where(listing)}
-        ORDER BY ${rank ? 'r, ' : ''}k LIMIT ? OFFSET ?
-      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY ${rank ? 'page.r, ' : ''}page.k`;
-    const params = rank ? [...(listing.rankingParams ?? []), ...listing.params, limit, offset] : [...listing.params, limit, offset];
-    return (await this.rows<{ json: string }>(sql, params)).map((row) => row.json);
+  items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
+    return this.json(this.sql.page(listing, offset, limit, ranked));
   }
 
-  /**
-   * Every item, in order, a batch at a time. In list order each batch resumes after the last key
-   * seen (no OFFSET); ranked lists are small (see RANKED_SEARCH_LIMIT) and are read in pages.
-   */
-  async *all(listing: PgListing, ranked: boolean): AsyncGenerator<string[]> {
-    if (PgListingRunner.ranked(listing, ranked)) {
-      for (let offset = 0; ; offset += BATCH) {
-        const items = await this.items(listing, offset, BATCH, true);
-        if (items.length > 0) yield items;
-        if (items.length < BATCH) return;
-      }
-    }
-    const sql = `SELECT page.k, j.${listing.jsonColumn} AS json FROM (
-        SELECT ${listing.position} AS p, ${listing.order} AS k
-        FROM ${listing.from}${PgListingRunner.where(listing, [`${listing.order} > ?`])}
-        ORDER BY k LIMIT ${BATCH}
-      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY page.k`;
-    for (let after = 0; ; ) {
-      const rows = await this.rows<{ k: number; json: string }>(sql, [...listing.params, after]);
-      if (rows.length > 0) yield rows.map((row) => row.json);
-      if (rows.length < BATCH) return;
-      after = rows.at(-1)!.k;
-    }
+  /** Every item, in order, a batch at a time (see inBatches). */
+  all(listing: PgListing, ranked: boolean): AsyncGenerator<string[]> {
+    return inBatches(this.sql, listing, ranked, BATCH, (page) => this.json(page), async ({ sql, params }) =>
+      (await this.rows<{ k: number; json: string }>(sql, params)).map((row): [number, string] => [row.k, row.json]),
+    );
   }
 }

@@ -7,7 +7,7 @@ import { facetLabels } from '../facets.ts';
 import type { FacetCount, FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
-import { ListingSql } from '../listing-sql.ts';
+import type { ListingSql } from '../listing-sql.ts';
 import { ListingStore } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import { RANKED_SEARCH_LIMIT } from '../store.ts';
@@ -55,7 +55,6 @@ const tokensOf = (word: QueryWord): string[] => [...word.alternatives.keys()];
 const listKey = (membership: Pick<Membership, 'table' | 'key'>): string => `${membership.table}:${membership.key}`;
 
 /** ASCII-only lower case, as SQLite's lower() (so codes match alike on both backends). */
-const asciiLower = (sql: string) => `translate(${sql}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`;
 
 /** Reads what a store of this generation keeps in memory. */
 export async function generationFacts(pool: pg.Pool, generation: number): Promise<GenerationFacts> {
@@ -92,14 +91,8 @@ class PostgresBackend implements ListingBackend<unknown> {
   constructor(pool: () => pg.Pool, facts: GenerationFacts) {
     this.facts = facts;
     this.schema = generationSchema(facts.generation);
-    this.runner = new PgListingRunner(pool);
-    this.sql = new ListingSql<unknown>({
-      table: (name) => this.table(name),
-      asciiLower,
-      textParameter: '?::text',
-      textPosition: 'position',
-      indexedBy: () => '',
-    });
+    this.runner = new PgListingRunner(pool, this.schema);
+    this.sql = this.runner.sql;
     const one = async (sql: string, params: unknown[]) => (await this.runner.rows<TermRow>(sql, params))[0];
     const lookups = this.sql.termLookups;
     this.terms = {
@@ -130,7 +123,7 @@ class PostgresBackend implements ListingBackend<unknown> {
   }
 
   facetCounts(listing: PgListing | undefined, facets: readonly number[]): Promise<FacetCount[]> {
-    return this.runner.facetCounts(listing, facets, this.table('facet_counts'), this.table('organization_facets'));
+    return this.runner.facetCounts(listing, facets);
   }
 
   get modifiedRange(): ModifiedRange {

@@ -1,4 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { inBatches, ListingSql } from '../listing-sql.ts';
+import type { Query } from '../listing-sql.ts';
 import type { Listing as ListingParts } from '../listing.ts';
 import type { FacetCount } from '../facets.ts';
 import { matchExpression } from '../search-query.ts';
@@ -53,6 +55,20 @@ export function prepareRowsAsArrays(db: DatabaseSync, sql: string): StatementSyn
 /** The first column of each row of a statement from prepareRowsAsArrays. */
 export const firstColumns = <T>(rows: unknown[]): T[] => (rows as unknown as [T][]).map((row) => row[0]);
 
+/** The SQL of listings and items: a snapshot's tables by their names. */
+export const SQL = new ListingSql<SQLInputValue>({
+  table: (name) => name,
+  asciiLower: (sql) => `lower(${sql})`,
+  textParameter: '?',
+  textPosition: 'rowid',
+  indexedBy: (index) => ` INDEXED BY ${index}`,
+  integer: (sql) => sql,
+  anyInteger: (column, count) => `${column} IN (${Array.from({ length: count }, () => '?').join(', ')})`,
+  integerParams: (values) => [...values],
+  orderedPositions: '(SELECT value AS position, key AS n FROM json_each(?)) p',
+  positionsParam: (positions) => JSON.stringify(positions),
+});
+
 /** Runs listings against one snapshot; prepared statements are reused per SQL text. */
 export class ListingRunner {
   private readonly db: DatabaseSync;
@@ -83,76 +99,39 @@ export class ListingRunner {
     return statement;
   }
 
-  private sql(listing: Listing, select: string, tail = ''): string {
-    const where = listing.where.length === 0 ? '' : ` WHERE ${listing.where.join(' AND ')}`;
-    return `SELECT ${select} FROM ${listing.from}${where}${tail}`;
+  private json({ sql, params }: Query<SQLInputValue>): string[] {
+    return firstColumns<string>(this.arrayStatement(sql).all(...params));
   }
 
   count(listing: Listing): number {
-    if (listing.length !== undefined) return (this.arrayStatement(listing.length.sql).get(...listing.length.params) as [number] | undefined)?.[0] ?? 0;
-    return (this.arrayStatement(this.sql(listing, 'count(*) AS n')).get(...listing.params) as unknown as [number])[0];
+    const { sql, params } = SQL.count(listing);
+    return (this.arrayStatement(sql).get(...params) as [number] | undefined)?.[0] ?? 0;
   }
 
-  private static params(listing: Listing, ranked: boolean): SQLInputValue[] {
-    return ranked && listing.rankingParams !== undefined ? [...listing.params, ...listing.rankingParams] : listing.params;
-  }
-
-  private static orderBy(listing: Listing, ranked: boolean): string {
-    return ` ORDER BY ${ranked && listing.ranking !== undefined ? `${listing.ranking}, ` : ''}${listing.order}`;
-  }
-
-  /** The items at 0-based `offset`, in order (by relevance first when `ranked`). */
+  /** The items at 0-based `offset`, in order (by relevance first when `ranked`), in one statement. */
   items(listing: Listing, offset: number, limit: number, ranked: boolean): string[] {
-    const positions = this.arrayStatement(this.sql(listing, `${listing.position} AS position`, `${ListingRunner.orderBy(listing, ranked)} LIMIT ? OFFSET ?`));
-    return firstColumns<number>(positions.all(...ListingRunner.params(listing, ranked), limit, offset)).map((position) => this.jsonAt(listing, position));
+    return this.json(SQL.page(listing, offset, limit, ranked));
   }
 
   /** Organizations per value of each facet in a listing, or (no listing) in the unfiltered list, in one reading of the list. */
   facetCounts(listing: Listing | undefined, facets: readonly number[]): FacetCount[] {
-    const list = facets.map(() => '?').join(', ');
-    if (listing === undefined) return this.statement(`SELECT facet, value, organizations AS count FROM facet_counts WHERE facet IN (${list})`).all(...facets) as unknown as FacetCount[];
-    const positions = this.sql(listing, `${listing.position} AS position`);
-    const sql = `SELECT f.facet, f.value, count(*) AS count FROM (${positions}) p JOIN organization_facets f ON f.position = p.position AND f.facet IN (${list}) GROUP BY f.facet, f.value`;
-    return this.statement(sql).all(...listing.params, ...facets) as unknown as FacetCount[];
+    const { sql, params } = SQL.facetCounts(listing, facets);
+    return this.statement(sql).all(...params) as unknown as FacetCount[];
   }
 
   /** The first `limit` matches of an organization search in list order, with what they are ranked by. */
   candidates(listing: Listing, limit: number): Candidate[] {
-    const { rank, names } = listing.candidates!;
-    const sql = this.sql(listing, `${listing.position} AS position, ${rank} AS rank, ${names} AS names`, ` ORDER BY ${listing.order} LIMIT ?`);
-    return this.statement(sql).all(...listing.params, limit) as unknown as Candidate[];
+    const { sql, params } = SQL.candidates(listing, limit);
+    return this.statement(sql).all(...params) as unknown as Candidate[];
   }
 
   /** The JSON of these positions, in the order given. */
   jsonOf(listing: Listing, positions: readonly number[]): string[] {
-    return positions.map((position) => this.jsonAt(listing, position));
+    return this.json(SQL.jsonOf(listing, positions));
   }
 
-  private jsonAt(listing: Listing, position: number): string {
-    const row = this.arrayStatement(`SELECT ${listing.jsonColumn} AS json FROM ${listing.jsonTable} WHERE position = ?`).get(position) as unknown as [string];
-    return row[0];
-  }
-
-  /** Every item, in order (by relevance first when `ranked`), a batch at a time. */
-  async *all(listing: Listing, ranked: boolean): AsyncGenerator<string[]> {
-    const positions = this.db.prepare(this.sql(listing, `${listing.position} AS position`, ListingRunner.orderBy(listing, ranked)));
-    yield* this.batches(positions.iterate(...ListingRunner.params(listing, ranked)) as IterableIterator<{ position: number }>, (row) => this.jsonAt(listing, row.position));
-  }
-
-  /** Rows of an iterator over a fresh statement, mapped and grouped into batches. */
-  async *batches<Row>(rows: IterableIterator<Row>, toJson: (row: Row) => string): AsyncGenerator<string[]> {
-    try {
-      let batch: string[] = [];
-      for (const row of rows) {
-        batch.push(toJson(row));
-        if (batch.length === BATCH) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length > 0) yield batch;
-    } finally {
-      rows.return?.();
-    }
+  /** Every item, in order (by relevance first when `ranked`), a batch at a time (see inBatches). */
+  all(listing: Listing, ranked: boolean): AsyncGenerator<string[]> {
+    return inBatches(SQL, listing, ranked, BATCH, async (page) => this.json(page), async ({ sql, params }) => this.arrayStatement(sql).all(...params) as unknown as [number, string][]);
   }
 }

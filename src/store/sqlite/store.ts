@@ -2,7 +2,7 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { HISTORY_COLUMNS } from './schema.ts';
 import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
-import { ListingRunner, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
+import { ListingRunner, SQL, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
 import type { Listing } from './listing.ts';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { singleToken } from '../search-query.ts';
@@ -12,20 +12,10 @@ import { facetLabels } from '../facets.ts';
 import type { FacetCount, FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
-import { ListingSql } from '../listing-sql.ts';
 import { ListingStore } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import { StoreUnavailable } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
-
-/** The SQL of listings and items: a snapshot's tables by their names. */
-const SQL = new ListingSql<SQLInputValue>({
-  table: (name) => name,
-  asciiLower: (sql) => `lower(${sql})`,
-  textParameter: '?',
-  textPosition: 'rowid',
-  indexedBy: (index) => ` INDEXED BY ${index}`,
-});
 
 /** SQLite's result codes for a file that is not what it was: SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_NOTADB. */
 const DAMAGE_CODES = new Set([10, 11, 26]);
