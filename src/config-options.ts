@@ -13,6 +13,8 @@ export interface OptionSpec {
   commands: readonly Command[];
   /** A flag without a value (`--strict`); its variable takes true/false. */
   flag?: boolean;
+  /** A whole number from `min` to `max`, counted in `unit` if it has one: checked, and said in --help. */
+  integer?: { min: number; max: number; unit?: string };
 }
 
 export const CONFIG_OPTIONS = {
@@ -34,12 +36,19 @@ export const CONFIG_OPTIONS = {
     help: 'read replicas of that PostgreSQL, comma-separated: reads go to them in turn (publishing stays on the primary)',
     commands: ['serve'],
   },
-  'database-pool-size': { env: 'DATABASE_POOL_SIZE', default: '10', help: 'connections per PostgreSQL database, at most', commands: ['serve'] },
+  'database-pool-size': {
+    env: 'DATABASE_POOL_SIZE',
+    default: '10',
+    help: 'connections per PostgreSQL database, at most',
+    commands: ['serve'],
+    integer: { min: 1, max: 1000 },
+  },
   'database-statement-timeout': {
     env: 'DATABASE_STATEMENT_TIMEOUT',
     default: '5000',
     help: 'milliseconds a PostgreSQL query may take before the request gets a 503',
     commands: ['serve'],
+    integer: { min: 100, max: 600_000, unit: 'milliseconds' },
   },
   migrate: {
     env: 'DATABASE_MIGRATE',
@@ -48,7 +57,7 @@ export const CONFIG_OPTIONS = {
     commands: ['serve', 'import'],
     flag: true,
   },
-  port: { env: 'PORT', default: '8080', help: 'TCP port to listen on', commands: ['serve'] },
+  port: { env: 'PORT', default: '8080', help: 'TCP port to listen on', commands: ['serve'], integer: { min: 0, max: 65_535 } },
   host: { env: 'HOST', default: '0.0.0.0', help: 'interface to listen on', commands: ['serve'] },
   'public-base-url': {
     env: 'PUBLIC_BASE_URL',
@@ -67,6 +76,7 @@ export const CONFIG_OPTIONS = {
     default: '',
     help: 'serve /metrics on this port (on --metrics-host) instead of the main one; set it in production',
     commands: ['serve'],
+    integer: { min: 0, max: 65_535 },
   },
   'metrics-host': { env: 'METRICS_HOST', default: '127.0.0.1', help: 'interface of the metrics port: loopback or a private one', commands: ['serve'] },
   description: {
@@ -102,44 +112,57 @@ export const CONFIG_OPTIONS = {
     default: '300',
     help: 'seconds clients and edge caches may keep a response (Cache-Control max-age)',
     commands: ['serve'],
+    integer: { min: 0, max: 31_536_000, unit: 'seconds' },
   },
   'response-cache-size': {
     env: 'RESPONSE_CACHE_SIZE',
     default: '64',
     help: 'MiB of finished responses kept in memory and sent again until the next publish (0 turns it off)',
     commands: ['serve'],
+    integer: { min: 0, max: 65_536, unit: 'MiB' },
   },
   'rate-limit': {
     env: 'RATE_LIMIT',
     default: '0',
     help: 'requests per minute one client may send before getting 429s (0: no limit, as behind an edge cache)',
     commands: ['serve'],
+    integer: { min: 0, max: 1_000_000 },
   },
   'max-exports': {
     env: 'MAX_EXPORTS',
     default: String(DEFAULT_MAX_EXPORTS),
     help: 'exports (format=ndjson) streamed at once; more get a 503 with Retry-After',
     commands: ['serve'],
+    integer: { min: 1, max: 10_000 },
   },
   'max-event-loop-delay': {
     env: 'MAX_EVENT_LOOP_DELAY',
     default: String(DEFAULT_MAX_EVENT_LOOP_DELAY_MS),
     help: 'milliseconds of event-loop delay (mean over a second) past which requests other than health probes get a 503 (0: never shed)',
     commands: ['serve'],
+    integer: { min: 0, max: 60_000, unit: 'milliseconds' },
   },
   workers: {
     env: 'WORKERS',
     default: '1',
     help: 'processes serving the port together, each following publishes on its own (one per core at most; with PostgreSQL each has its own pool)',
     commands: ['serve'],
+    integer: { min: 1, max: 256 },
   },
   'shutdown-timeout': {
     env: 'SHUTDOWN_TIMEOUT',
     default: '10',
     help: 'seconds responses under way may take to finish after SIGTERM/SIGINT before the process exits anyway (with code 1)',
     commands: ['serve'],
+    integer: { min: 1, max: 3600, unit: 'seconds' },
   },
-  'max-errors': { env: 'MAX_ERRORS', default: '50', help: 'stop after this many errors', commands: ['import', 'validate'] },
+  'max-errors': {
+    env: 'MAX_ERRORS',
+    default: '50',
+    help: 'stop after this many errors',
+    commands: ['import', 'validate'],
+    integer: { min: 1, max: 100_000 },
+  },
   strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
   progress: {
     env: 'PROGRESS',

@@ -155,9 +155,9 @@ function parseRootDetails(setting: (name: OptionName) => string): RootDetails {
   };
 }
 
-function parseMetrics(port: string, host: string): ServeConfig['metrics'] {
-  if (port === '') return undefined;
-  return { port: parseInteger('metrics port', port, 0, 65_535), host };
+function parseMetrics(setting: (name: OptionName) => string): ServeConfig['metrics'] {
+  if (setting('metrics-port') === '') return undefined;
+  return { port: integerSetting(setting, 'metrics-port'), host: setting('metrics-host') };
 }
 
 function parseDatabaseUrl(value: string, name = 'database URL'): string {
@@ -170,6 +170,12 @@ function parseDatabaseUrl(value: string, name = 'database URL'): string {
   // The value itself is never echoed: it may hold a password.
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
   return value;
+}
+
+/** A setting that is a whole number, checked against its range in config-options.ts; named in messages by its flag's words. */
+function integerSetting(setting: (name: OptionName) => string, name: OptionName): number {
+  const { min, max, unit } = (CONFIG_OPTIONS[name] as OptionSpec).integer!;
+  return parseInteger(name.replaceAll('-', ' '), setting(name), min, max, unit === undefined ? '' : ` number of ${unit}`);
 }
 
 /** A whole number in a range; `unit` names it in the message (" number of seconds"). */
@@ -189,8 +195,8 @@ function parseDatabase(setting: (name: OptionName) => string) {
       .map((replica) => replica.trim())
       .filter((replica) => replica !== '')
       .map((replica) => parseDatabaseUrl(replica, 'each database replica URL')),
-    poolSize: parseInteger('database pool size', setting('database-pool-size'), 1, 1000),
-    statementTimeoutMs: parseInteger('database statement timeout', setting('database-statement-timeout'), 100, 600_000, ' number of milliseconds'),
+    poolSize: integerSetting(setting, 'database-pool-size'),
+    statementTimeoutMs: integerSetting(setting, 'database-statement-timeout'),
     connectTimeoutMs: DEFAULT_POSTGRES_SETTINGS.connectTimeoutMs,
     migrate: parseBoolean('migrate', setting('migrate')),
   };
@@ -230,8 +236,8 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
   const { setting } = parse('serve', args, env);
   const logLevel = setting('log-level');
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
-  const port = parseInteger('port', setting('port'), 0, 65_535);
-  const metrics = parseMetrics(setting('metrics-port'), setting('metrics-host'));
+  const port = integerSetting(setting, 'port');
+  const metrics = parseMetrics(setting);
   if (metrics !== undefined && metrics.port === port && port !== 0) throw new ConfigError(`metrics port must differ from port (both ${port}); unset it to serve /metrics on the main port`);
   return {
     port,
@@ -242,14 +248,14 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     metrics,
     logLevel,
     progress: parseProgress(setting('progress'), isTerminal),
-    cacheMaxAge: parseInteger('cache max age', setting('cache-max-age'), 0, 31_536_000, ' number of seconds'),
-    responseCacheBytes: parseInteger('response cache size', setting('response-cache-size'), 0, 65_536, ' number of MiB') * 2 ** 20,
+    cacheMaxAge: integerSetting(setting, 'cache-max-age'),
+    responseCacheBytes: integerSetting(setting, 'response-cache-size') * 2 ** 20,
     database: parseDatabase(setting),
-    rateLimitPerMinute: parseInteger('rate limit', setting('rate-limit'), 0, 1_000_000),
-    maxExports: parseInteger('max exports', setting('max-exports'), 1, 10_000),
-    maxEventLoopDelayMs: parseInteger('max event loop delay', setting('max-event-loop-delay'), 0, 60_000, ' number of milliseconds'),
-    shutdownTimeoutMs: parseInteger('shutdown timeout', setting('shutdown-timeout'), 1, 3600, ' number of seconds') * 1000,
-    workers: parseInteger('workers', setting('workers'), 1, 256),
+    rateLimitPerMinute: integerSetting(setting, 'rate-limit'),
+    maxExports: integerSetting(setting, 'max-exports'),
+    maxEventLoopDelayMs: integerSetting(setting, 'max-event-loop-delay'),
+    shutdownTimeoutMs: integerSetting(setting, 'shutdown-timeout') * 1000,
+    workers: integerSetting(setting, 'workers'),
     rootDetails: parseRootDetails(setting),
   };
 }
@@ -259,12 +265,22 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
   if (positionals.length === 0) throw new ConfigError(`${command} needs at least one source (a file or directory)`);
   return {
     dataDir: resolve(command === 'import' ? setting('data-dir') : CONFIG_OPTIONS['data-dir'].default),
-    maxErrors: parseInteger('max errors', setting('max-errors'), 1, 100_000),
+    maxErrors: integerSetting(setting, 'max-errors'),
     strict: parseBoolean('strict', setting('strict')),
     progress: parseProgress(setting('progress'), isTerminal),
     sources: positionals,
     database: command === 'import' ? parseDatabase(setting) : undefined,
   };
+}
+
+/**
+ * The import serve runs when nothing was ever published: import's own settings at their defaults (not
+ * the environment's: the bundled data has warnings that STRICT would refuse), into serve's data
+ * directory (or `database`, already migrated), shown with serve's progress display.
+ */
+export function defaultDatasetImport(serve: ServeConfig, database: ServeConfig['database'], sources: string[]): ImportConfig {
+  const defaults = loadImportConfig('import', sources, {});
+  return { ...defaults, dataDir: serve.dataDir, progress: serve.progress, database: database && { url: database.url, migrate: false } };
 }
 
 export function loadUseConfig(args: string[], env: NodeJS.ProcessEnv = process.env): UseConfig {
@@ -284,6 +300,6 @@ export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = proce
 export function configHelp(command: Command): HelpRow[] {
   return optionsOf(command).map(([name, option]) => ({
     term: [option.flag ? `--${name}` : `--${name} <value>`, option.env],
-    description: `${option.help} (default: ${option.default || 'unset'})`,
+    description: `${option.help} (${option.integer === undefined ? '' : `${option.integer.min} to ${option.integer.max}; `}default: ${option.default || 'unset'})`,
   }));
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadImportConfig, loadMigrateConfig, loadServeConfig } from '../src/config.ts';
+import { ConfigError, defaultDatasetImport, loadImportConfig, loadMigrateConfig, loadServeConfig } from '../src/config.ts';
 
 const loadConfig = (args: string[], env: NodeJS.ProcessEnv) => loadServeConfig(args, env);
 
@@ -199,5 +199,12 @@ describe('configuration', () => {
     assert.deepEqual([fromEnv.maxErrors, fromEnv.strict, fromEnv.progress, fromEnv.dataDir], [7, true, 'none', '/srv/hsds']);
     assert.throws(() => loadImportConfig('validate', [], {}), /at least one source/);
     assert.throws(() => loadImportConfig('import', ['--max-errors', '0', 'x'], {}), /max errors/);
+  });
+
+  it("imports the default dataset, when serve finds nothing published, by import's own defaults into serve's store", () => {
+    const serve = loadServeConfig(['--data-dir', '/srv/hsds', '--progress', 'none'], { MAX_ERRORS: '3', STRICT: 'true' });
+    const database = loadServeConfig(['--database-url', 'postgres://db/x', '--migrate'], {}).database;
+    assert.deepEqual(defaultDatasetImport(serve, undefined, ['/data']), { dataDir: '/srv/hsds', maxErrors: 50, strict: false, progress: 'none', sources: ['/data'], database: undefined });
+    assert.deepEqual(defaultDatasetImport(serve, database, ['/data']).database, { url: 'postgres://db/x', migrate: false }, 'migrated before, by serve');
   });
 });

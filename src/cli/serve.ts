@@ -11,18 +11,13 @@ import { DamagedSnapshot, inspectDataDirectory } from '../store/sqlite/snapshot-
 import { recoveryAdvice } from './use.ts';
 import type { LiveStoreLog, StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
+import { defaultDatasetImport } from '../config.ts';
 import type { ServeConfig } from '../config.ts';
 import { runWorkers, WORKER_STOP } from './workers.ts';
 import { servingMessage, STOPPED_MESSAGE } from './serving.ts';
 
-
 const importDefaultDataset = (config: ServeConfig, write: (line: string) => void, database: ServeConfig['database']) =>
-  runImport(
-    'import',
-    { dataDir: config.dataDir, sources: [DEFAULT_DATA_DIR], maxErrors: 50, strict: false, progress: config.progress, database: database && { url: database.url, migrate: false } },
-    write,
-    write,
-  );
+  runImport('import', defaultDatasetImport(config, database, [DEFAULT_DATA_DIR]), write, write);
 
 /**
  * Before serving from PostgreSQL: migrations when asked for, and the default dataset when nothing
