@@ -112,7 +112,7 @@ export class ListingSql<Param> {
         position: 'm.organization_position',
       };
     }
-    // Those modified since are found through the index of modification times (SQLite is told so; PostgreSQL's planner needs no hint).
+    // Those modified since are found through the index of modification times (SQLite is told so; PostgreSQL has no such hint).
     const from = `${this.table('organizations')} o${filter.modifiedSince === undefined ? '' : this.dialect.indexedBy('organizations_modified')}`;
     return { ...base, from, where: modified, params: modifiedParams, order: 'o.position', position: 'o.position' };
   }
