@@ -15,6 +15,8 @@ export interface OptionSpec {
   flag?: boolean;
   /** A whole number from `min` to `max`, counted in `unit` if it has one: checked, and said in --help. */
   integer?: { min: number; max: number; unit?: string };
+  /** The values it may take: checked, and listed in --help. */
+  choices?: readonly string[];
 }
 
 export const CONFIG_OPTIONS = {
@@ -104,8 +106,9 @@ export const CONFIG_OPTIONS = {
   'log-level': {
     env: 'LOG_LEVEL',
     default: 'info',
-    help: 'fatal, error, warn, info, debug, trace or silent',
+    help: 'the least severe kind of log line written, from fatal (the fewest) to trace (all), or silent',
     commands: ['serve'],
+    choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
   },
   'cache-max-age': {
     env: 'CACHE_MAX_AGE',
@@ -167,8 +170,9 @@ export const CONFIG_OPTIONS = {
   progress: {
     env: 'PROGRESS',
     default: 'auto',
-    help: 'bar, lines, none, or auto (a bar on a terminal, else lines)',
+    help: 'how an import shows its progress: auto is a bar on a terminal, else lines',
     commands: ['serve', 'import', 'validate'],
+    choices: ['bar', 'lines', 'none', 'auto'],
   },
 } as const satisfies Record<string, OptionSpec>;
 

@@ -178,6 +178,14 @@ function integerSetting(setting: (name: OptionName) => string, name: OptionName)
   return parseInteger(name.replaceAll('-', ' '), setting(name), min, max, unit === undefined ? '' : ` number of ${unit}`);
 }
 
+/** A setting that takes one of the values listed in config-options.ts. */
+function choiceSetting(setting: (name: OptionName) => string, name: OptionName): string {
+  const choices = (CONFIG_OPTIONS[name] as OptionSpec).choices!;
+  const value = setting(name);
+  if (!choices.includes(value)) throw new ConfigError(`${name.replaceAll('-', ' ')} must be one of ${choices.join(', ')}, got "${value}"`);
+  return value;
+}
+
 /** A whole number in a range; `unit` names it in the message (" number of seconds"). */
 export function parseInteger(name: string, value: string, minimum: number, maximum: number, unit = ''): number {
   const number = Number(value);
@@ -202,13 +210,10 @@ function parseDatabase(setting: (name: OptionName) => string) {
   };
 }
 
-function parseProgress(value: string, isTerminal: boolean): ProgressMode {
-  if (value === 'auto') return isTerminal ? 'bar' : 'lines';
-  if (value === 'bar' || value === 'lines' || value === 'none') return value;
-  throw new ConfigError(`progress must be bar, lines, none or auto, got "${value}"`);
+function parseProgress(setting: (name: OptionName) => string, isTerminal: boolean): ProgressMode {
+  const value = choiceSetting(setting, 'progress');
+  return value === 'auto' ? (isTerminal ? 'bar' : 'lines') : (value as ProgressMode);
 }
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function optionsOf(command: Command): [OptionName, OptionSpec][] {
   return (Object.entries(CONFIG_OPTIONS) as [OptionName, OptionSpec][]).filter(([, option]) => option.commands.includes(command));
@@ -234,8 +239,7 @@ function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
 
 export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process.env, isTerminal = false): ServeConfig {
   const { setting } = parse('serve', args, env);
-  const logLevel = setting('log-level');
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`log level must be one of ${LOG_LEVELS.join(', ')}`);
+  const logLevel = choiceSetting(setting, 'log-level');
   const port = integerSetting(setting, 'port');
   const metrics = parseMetrics(setting);
   if (metrics !== undefined && metrics.port === port && port !== 0) throw new ConfigError(`metrics port must differ from port (both ${port}); unset it to serve /metrics on the main port`);
@@ -247,7 +251,7 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     trustProxy: parseTrustProxy(setting('trust-proxy')),
     metrics,
     logLevel,
-    progress: parseProgress(setting('progress'), isTerminal),
+    progress: parseProgress(setting, isTerminal),
     cacheMaxAge: integerSetting(setting, 'cache-max-age'),
     responseCacheBytes: integerSetting(setting, 'response-cache-size') * 2 ** 20,
     database: parseDatabase(setting),
@@ -267,7 +271,7 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
     dataDir: resolve(command === 'import' ? setting('data-dir') : CONFIG_OPTIONS['data-dir'].default),
     maxErrors: integerSetting(setting, 'max-errors'),
     strict: parseBoolean('strict', setting('strict')),
-    progress: parseProgress(setting('progress'), isTerminal),
+    progress: parseProgress(setting, isTerminal),
     sources: positionals,
     database: command === 'import' ? parseDatabase(setting) : undefined,
   };
@@ -296,10 +300,16 @@ export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = proce
   return { databaseUrl: parseDatabaseUrl(databaseUrl) };
 }
 
+/** What --help says an option takes, before its default: a range, or the values it may take. */
+function optionValues(option: OptionSpec): string {
+  if (option.integer !== undefined) return `${option.integer.min} to ${option.integer.max}; `;
+  return option.choices === undefined ? '' : `${option.choices.join(', ')}; `;
+}
+
 /** A command's options for its --help: each flag, then its environment variable, beside what it sets. */
 export function configHelp(command: Command): HelpRow[] {
   return optionsOf(command).map(([name, option]) => ({
     term: [option.flag ? `--${name}` : `--${name} <value>`, option.env],
-    description: `${option.help} (${option.integer === undefined ? '' : `${option.integer.min} to ${option.integer.max}; `}default: ${option.default || 'unset'})`,
+    description: `${option.help} (${optionValues(option)}default: ${option.default || 'unset'})`,
   }));
 }

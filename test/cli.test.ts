@@ -51,8 +51,8 @@ describe('the hsds-org-api command', () => {
       const descriptions = unwrapped(optionLines.map((line) => (line.slice(column! - 2, column) === '  ' ? line.slice(column) : '')).join(' '));
       const options = (Object.entries(CONFIG_OPTIONS) as [string, OptionSpec][]).filter(([, option]) => option.commands.includes(command));
       for (const [name, option] of options) {
-        const range = option.integer === undefined ? '' : `${option.integer.min} to ${option.integer.max}; `;
-        assert.ok(descriptions.includes(unwrapped(`${option.help} (${range}default: ${option.default || 'unset'})`)), `the help of --${name}, whole, with its range`);
+        const values = option.integer !== undefined ? `${option.integer.min} to ${option.integer.max}; ` : option.choices !== undefined ? `${option.choices.join(', ')}; ` : '';
+        assert.ok(descriptions.includes(unwrapped(`${option.help} (${values}default: ${option.default || 'unset'})`)), `the help of --${name}, whole, with the values it takes`);
         assert.match(help, new RegExp(`^ {2}--${name}\\b.*\n {2}${option.env}\\b`, 'm'), `--${name}, then ${option.env} below it`);
       }
       assert.ok(optionLines.some((line) => /^ {2}-h, --help {2,}\S/.test(line)) && optionLines.some((line) => /^ {2}-v, --version {2,}\S/.test(line)));

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { CONFIG_OPTIONS } from '../src/config-options.ts';
+import type { OptionSpec } from '../src/config-options.ts';
 import { ConfigError, defaultDatasetImport, loadImportConfig, loadMigrateConfig, loadServeConfig } from '../src/config.ts';
 
 const loadConfig = (args: string[], env: NodeJS.ProcessEnv) => loadServeConfig(args, env);
@@ -168,7 +171,9 @@ describe('configuration', () => {
     [['--public-base-url', 'api.example.org'], /absolute http\(s\) URL/],
     [['--public-base-url', 'ftp://api.example.org'], /http or https/],
     [['--trust-proxy', 'maybe'], /trust proxy must be/],
-    [['--log-level', 'loud'], /log level/],
+    [['--log-level', 'loud'], /^log level must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
+    [['--progress', 'fancy'], /^progress must be one of bar, lines, none, auto, got "fancy"$/],
+    [['--workers', '0'], /^workers must be an integer from 1 to 256, got "0"$/],
     [['--publisher-identifier', '530196605'], /org-id\.guide identifier/],
     [['--publisher-email', 'nobody'], /publisher email/],
     [['--publisher-website', 'example.org'], /publisher website must be an absolute http\(s\) URL/],
@@ -206,5 +211,17 @@ describe('configuration', () => {
     const database = loadServeConfig(['--database-url', 'postgres://db/x', '--migrate'], {}).database;
     assert.deepEqual(defaultDatasetImport(serve, undefined, ['/data']), { dataDir: '/srv/hsds', maxErrors: 50, strict: false, progress: 'none', sources: ['/data'], database: undefined });
     assert.deepEqual(defaultDatasetImport(serve, database, ['/data']).database, { url: 'postgres://db/x', migrate: false }, 'migrated before, by serve');
+  });
+
+  it('is documented in docs/operations.md as the options table says: each flag, its variable, default and commands', () => {
+    const doc = readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8');
+    const rows = [...doc.matchAll(/^\| `--([a-z-]+)` \| `([A-Z_]+)` \| ([^|]+) \| ([^|]+) \|/gm)].map(([, flag, env, shown, commands]) => ({
+      flag,
+      env,
+      default: shown!.trim() === 'unset' ? '' : shown!.trim().replaceAll('`', ''),
+      commands: commands!.split(',').map((command) => command.trim()).sort(),
+    }));
+    const options = (Object.entries(CONFIG_OPTIONS) as [string, OptionSpec][]).map(([flag, option]) => ({ flag, env: option.env, default: option.default, commands: [...option.commands].sort() }));
+    assert.deepEqual(rows.sort((a, b) => a.flag!.localeCompare(b.flag!)), options.sort((a, b) => a.flag.localeCompare(b.flag)));
   });
 });
