@@ -44,42 +44,42 @@ export interface Query<Param> {
 export class ListingSql<Param> {
   private readonly dialect: SqlDialect;
 
+  /** One item by its key, per kind: its JSON in a column named `json`. */
+  readonly items: Record<ItemKind, string>;
+  /** A term's reference (TermRow): by id, by taxonomy and code, by taxonomy and code in any ASCII case. */
+  readonly termLookups: Record<'byId' | 'byCode' | 'byCodeAnyCase', string>;
+
   constructor(dialect: SqlDialect) {
     this.dialect = dialect;
+    const table = (name: string) => dialect.table(name);
+    this.items = {
+      organization: `SELECT d.json FROM ${table('organizations')} o JOIN ${table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`,
+      organizationIdByNativeId: `SELECT id AS json FROM ${table('organizations')} WHERE external_id = ?`,
+      taxonomy: `SELECT json FROM ${table('taxonomies')} WHERE id = ?`,
+      taxonomyTerm: `SELECT detail_json AS json FROM ${table('taxonomy_terms')} WHERE id = ?`,
+    };
+    const termRef = `SELECT t.id, x.id AS "taxonomyId", t.position, t.taxonomy_position FROM ${table('taxonomy_terms')} t LEFT JOIN ${table('taxonomies')} x ON x.position = t.taxonomy_position`;
+    const lower = dialect.asciiLower;
+    this.termLookups = {
+      byId: `${termRef} WHERE t.id = ?`,
+      byCode: `${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`,
+      byCodeAnyCase: `${termRef} WHERE t.taxonomy_position = ? AND ${lower('t.code')} = ${lower(dialect.textParameter)} ORDER BY t.position LIMIT 1`,
+    };
   }
 
-  private table(name: string): string {
+  /** A table of the dataset, as the dialect names it. */
+  table(name: string): string {
     return this.dialect.table(name);
+  }
+
+  /** The condition of `modifiedSince` on the organizations table aliased `o`, if the filter has one. */
+  modifiedSince(filter: OrganizationFilter): { where: string[]; params: Param[] } {
+    return filter.modifiedSince === undefined ? { where: [], params: [] } : { where: ['o.modified_at >= ?'], params: [filter.modifiedSince as Param] };
   }
 
   /** Where an organization's JSON is, as listed or in full (see sqlite/schema.ts). */
   organizationJsonTable(view: OrganizationView): string {
     return this.table(view.full === true ? 'organization_documents' : 'organization_items');
-  }
-
-  /** One item by its key: its JSON in a column named `json`. */
-  item(kind: ItemKind): string {
-    switch (kind) {
-      case 'organization':
-        return `SELECT d.json FROM ${this.table('organizations')} o JOIN ${this.table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`;
-      case 'organizationIdByNativeId':
-        return `SELECT id AS json FROM ${this.table('organizations')} WHERE external_id = ?`;
-      case 'taxonomy':
-        return `SELECT json FROM ${this.table('taxonomies')} WHERE id = ?`;
-      case 'taxonomyTerm':
-        return `SELECT detail_json AS json FROM ${this.table('taxonomy_terms')} WHERE id = ?`;
-    }
-  }
-
-  /** A term's reference (TermRow): by id, by taxonomy and code, by taxonomy and code in any ASCII case. */
-  get termLookups(): Record<'byId' | 'byCode' | 'byCodeAnyCase', string> {
-    const termRef = `SELECT t.id, x.id AS "taxonomyId", t.position, t.taxonomy_position FROM ${this.table('taxonomy_terms')} t LEFT JOIN ${this.table('taxonomies')} x ON x.position = t.taxonomy_position`;
-    const lower = this.dialect.asciiLower;
-    return {
-      byId: `${termRef} WHERE t.id = ?`,
-      byCode: `${termRef} WHERE t.taxonomy_position = ? AND t.code = ?`,
-      byCodeAnyCase: `${termRef} WHERE t.taxonomy_position = ? AND ${lower('t.code')} = ${lower(this.dialect.textParameter)} ORDER BY t.position LIMIT 1`,
-    };
   }
 
   /**
@@ -97,8 +97,7 @@ export class ListingSql<Param> {
   /** Organizations by `modifiedSince` within every membership list given (no search: see each store). */
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView): Listing<Param> {
     const base = { jsonTable: this.organizationJsonTable(view), jsonColumn: 'json' as const };
-    const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
-    const modifiedParams = (filter.modifiedSince === undefined ? [] : [filter.modifiedSince]) as Param[];
+    const modified = this.modifiedSince(filter);
     const [membership, ...others] = memberships;
     if (membership !== undefined) {
       const group = membership.group;
@@ -106,15 +105,15 @@ export class ListingSql<Param> {
       return {
         ...base,
         from: `${this.table(membership.table)} m JOIN ${this.table('organizations')} o ON o.position = m.organization_position`,
-        where: [`m.${group}_position = ?`, ...members.where, ...modified],
-        params: [membership.key as Param, ...members.params, ...modifiedParams],
+        where: [`m.${group}_position = ?`, ...members.where, ...modified.where],
+        params: [membership.key as Param, ...members.params, ...modified.params],
         order: `m.position_in_${group}`,
         position: 'm.organization_position',
       };
     }
     // Those modified since are found through the index of modification times (SQLite is told so; PostgreSQL has no such hint).
     const from = `${this.table('organizations')} o${filter.modifiedSince === undefined ? '' : this.dialect.indexedBy('organizations_modified')}`;
-    return { ...base, from, where: modified, params: modifiedParams, order: 'o.position', position: 'o.position' };
+    return { ...base, from, ...modified, order: 'o.position', position: 'o.position' };
   }
 
   /** Every taxonomy, or those whose text holds the words (`text`: the search in the store's text table aliased `x`). */

@@ -83,15 +83,13 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
 /** The SQL of one published generation in PostgreSQL, read through pools of the primary or replicas. */
 class PostgresBackend implements ListingBackend<unknown> {
   private readonly facts: GenerationFacts;
-  private readonly schema: string;
   private readonly runner: PgListingRunner;
   private readonly sql: ListingSql<unknown>;
   readonly terms: TermLookups;
 
   constructor(pool: () => pg.Pool, facts: GenerationFacts) {
     this.facts = facts;
-    this.schema = generationSchema(facts.generation);
-    this.runner = new PgListingRunner(pool, this.schema);
+    this.runner = new PgListingRunner(pool, generationSchema(facts.generation));
     this.sql = this.runner.sql;
     const one = async (sql: string, params: unknown[]) => (await this.runner.rows<TermRow>(sql, params))[0];
     const lookups = this.sql.termLookups;
@@ -134,10 +132,6 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.facts.history;
   }
 
-  private table(name: string): string {
-    return `${this.schema}.${name}`;
-  }
-
   async count(listing: PgListing): Promise<number> {
     if (listing.postings !== undefined) return (await this.matches(listing.postings)).count;
     return this.runner.count(listing);
@@ -149,7 +143,7 @@ class PostgresBackend implements ListingBackend<unknown> {
    */
   private readonly matching = new Map<string, Promise<Matches>>();
   private readonly matcher = new PostingsMatcher();
-  private readonly postingLists = new PostingListCache(POSTING_LISTS_KEPT, (tokens) => this.runner.postingLists(this.table(POSTINGS_TABLE), tokens));
+  private readonly postingLists = new PostingListCache(POSTING_LISTS_KEPT, (tokens) => this.runner.postingLists(this.sql.table(POSTINGS_TABLE), tokens));
 
   /** The organizations meeting any of a search's clauses: how many, and the first RANKED_SEARCH_LIMIT by search rank. */
   private matches(clauses: PostingsClause[]): Promise<Matches> {
@@ -185,7 +179,7 @@ class PostgresBackend implements ListingBackend<unknown> {
       const ranks = (await this.matches(listing.postings)).first.subarray(0, limit);
       if (ranks.length === 0) return [];
       return this.runner.rows<Candidate>(
-        `SELECT x.organization_position AS position, x.position AS rank, x.names FROM ${this.table('organizations_text')} x WHERE x.position = ANY(?::integer[]) ORDER BY x.position`,
+        `SELECT x.organization_position AS position, x.position AS rank, x.names FROM ${this.sql.table('organizations_text')} x WHERE x.position = ANY(?::integer[]) ORDER BY x.position`,
         [[...ranks]],
       );
     }
@@ -212,16 +206,15 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): PgListing {
     if (query === undefined) return this.sql.organizationListing(filter, memberships, view);
-    const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
-    const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
-    const members = membershipConditions<unknown>(memberships, 'x.organization_position', (name) => this.table(name));
-    const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = x.organization_position`;
+    const modified = this.sql.modifiedSince(filter);
+    const members = membershipConditions<unknown>(memberships, 'x.organization_position', (name) => this.sql.table(name));
+    const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.sql.table('organizations')} o ON o.position = x.organization_position`;
     return {
       jsonTable: this.sql.organizationJsonTable(view),
       jsonColumn: 'json',
-      from: `${this.table('organizations_text')} x${modifiedJoin}`,
-      where: ['x.words @@ ?::tsquery', ...members.where, ...modified],
-      params: [organizationTsquery(query), ...members.params, ...modifiedParams],
+      from: `${this.sql.table('organizations_text')} x${modifiedJoin}`,
+      where: ['x.words @@ ?::tsquery', ...members.where, ...modified.where],
+      params: [organizationTsquery(query), ...members.params, ...modified.params],
       order: 'x.position',
       position: 'x.organization_position',
       candidates: { rank: 'x.position', names: 'x.names' },
@@ -245,7 +238,7 @@ class PostgresBackend implements ListingBackend<unknown> {
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
-    return (await this.runner.rows<{ json: string }>(this.sql.item(kind), [key]))[0]?.json;
+    return (await this.runner.rows<{ json: string }>(this.sql.items[kind], [key]))[0]?.json;
   }
 
   /** The pools belong to the provider (live.ts), which ends them. */

@@ -68,8 +68,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
     this.history = this.db.prepare(`SELECT ${HISTORY_COLUMNS} FROM dataset_versions ORDER BY sequence`).all() as unknown as DatasetVersion[];
     // Rows as arrays: see prepareRowsAsArrays.
-    const item = (kind: ItemKind) => prepareRowsAsArrays(this.db, SQL.item(kind));
-    this.itemStatements = { organization: item('organization'), organizationIdByNativeId: item('organizationIdByNativeId'), taxonomy: item('taxonomy'), taxonomyTerm: item('taxonomyTerm') };
+    this.itemStatements = Object.fromEntries(Object.entries(SQL.items).map(([kind, sql]) => [kind, prepareRowsAsArrays(this.db, sql)])) as Record<ItemKind, StatementSync>;
     const lookups = SQL.termLookups;
     const termById = this.db.prepare(lookups.byId);
     const termByCode = this.db.prepare(lookups.byCode);
@@ -177,8 +176,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing {
     if (query === undefined) return SQL.organizationListing(filter, memberships, view);
     const base = { jsonTable: SQL.organizationJsonTable(view), jsonColumn: 'json' as const };
-    const modified = filter.modifiedSince === undefined ? [] : ['o.modified_at >= ?'];
-    const modifiedParams = filter.modifiedSince === undefined ? [] : [filter.modifiedSince];
+    const modified = SQL.modifiedSince(filter);
     const members = membershipConditions<SQLInputValue>(memberships, 's.position');
     const token = singleToken(query);
     const textQuery = organizationTextQuery(query);
@@ -186,8 +184,8 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return {
       ...base,
       from: `organizations_text JOIN organization_search s ON s.rank = organizations_text.rowid${modifiedJoin}`,
-      where: ['organizations_text MATCH ?', ...members.where, ...modified],
-      params: [textQuery, ...members.params, ...modifiedParams],
+      where: ['organizations_text MATCH ?', ...members.where, ...modified.where],
+      params: [textQuery, ...members.params, ...modified.params],
       order: 'organizations_text.rowid',
       position: 's.position',
       candidates: { rank: 'organizations_text.rowid', names: 's.names' },
