@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import pg from 'pg';
 import { NODE_FLAGS } from '../../bin/node-flags.js';
-import { GENERATION_FORMAT } from '../../src/store/postgres/generation-schema.ts';
-import { SNAPSHOT_FORMAT } from '../../src/store/sqlite/schema.ts';
+import { STORE_FORMAT } from '../../src/store/tables.ts';
 import { waitUntilUp } from './load.ts';
 import type { RawResponse } from './load.ts';
 import { CACHE_DIR, log, MIB, REPO, residentMemory, runNode } from './run.ts';
@@ -93,7 +92,7 @@ export const syntheticSources = (directory: string): string[] => [
 
 /** The synthetic dataset, published into bench/.cache/ once per size, seed and snapshot format. */
 export async function servedSynthetic(organizations: number, seed: number): Promise<string> {
-  const dataDir = join(CACHE_DIR, `served-${organizations}-${seed}-format${SNAPSHOT_FORMAT}`);
+  const dataDir = join(CACHE_DIR, `served-${organizations}-${seed}-format${STORE_FORMAT}`);
   if (existsSync(join(dataDir, 'current'))) {
     log(`Serving the published dataset in ${relative(REPO, dataDir)}.`);
     return dataDir;
@@ -108,7 +107,7 @@ export async function servedSynthetic(organizations: number, seed: number): Prom
 
 /** The bundled dataset (data/), published once into bench/.cache/ per snapshot format. */
 export async function servedBundled(): Promise<string> {
-  const dataDir = join(CACHE_DIR, `bundled-format${SNAPSHOT_FORMAT}`);
+  const dataDir = join(CACHE_DIR, `bundled-format${STORE_FORMAT}`);
   if (existsSync(join(dataDir, 'current'))) return dataDir;
   log(`Publishing the bundled dataset (data/) into ${relative(REPO, dataDir)} ...`);
   rmSync(dataDir, { recursive: true, force: true });
@@ -118,7 +117,7 @@ export async function servedBundled(): Promise<string> {
 }
 
 /** The name of the database that holds a synthetic dataset (by size, seed and formats). */
-export const benchDatabaseName = (organizations: number, seed: number): string => `hsds_bench_${organizations}_${seed}_f${SNAPSHOT_FORMAT}_g${GENERATION_FORMAT}`;
+export const benchDatabaseName = (organizations: number, seed: number): string => `hsds_bench_${organizations}_${seed}_f${STORE_FORMAT}`;
 
 /** `serverUrl` with another database. */
 export function databaseUrl(serverUrl: string, database: string): string {

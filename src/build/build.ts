@@ -5,7 +5,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
-import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, SNAPSHOT_FORMAT } from '../store/sqlite/schema.ts';
+import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS } from '../store/sqlite/schema.ts';
+import { STORE_FORMAT } from '../store/tables.ts';
 import { Diagnostics } from '../sources/files/diagnostics.ts';
 import { counted } from '../text.ts';
 import { syncPath } from './durable.ts';
@@ -146,7 +147,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
   const version = hash.digest('hex').slice(0, 16);
   const fromPrevious = writeHistory(db, previous, { version, publishedAt, taxonomiesVersion: taxonomiesHash.digest('hex').slice(0, 16) });
   const setMeta = db.prepare('INSERT INTO dataset (key, value) VALUES (?, ?)');
-  setMeta.run(DatasetKey.format, String(SNAPSHOT_FORMAT));
+  setMeta.run(DatasetKey.format, String(STORE_FORMAT));
   setMeta.run(DatasetKey.version, version);
   setMeta.run(DatasetKey.publishedAt, publishedAt);
   setMeta.run(DatasetKey.organizations, String(published));

@@ -1,6 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
-import { KEPT_VERSIONS } from '../store/sqlite/schema.ts';
+import { KEPT_VERSIONS } from '../store/tables.ts';
 import type { PreviousVersions } from './previous-versions.ts';
 
 /** What a build publishes, as its line of versions names it. */
@@ -32,7 +32,7 @@ export function publishTime(now: Date, previous: PreviousVersions): string {
 }
 
 /**
- * Writes a build's history (see sqlite/schema.ts), run once its organizations and indexes are written.
+ * Writes a build's history (see store/tables.ts), run once its organizations and indexes are written.
  * The live dataset's line of versions goes on with this one, the oldest dropped beyond KEPT_VERSIONS;
  * the organizations it removed are carried on while a kept version still held them, and those it held
  * that this build does not are added, removed at this publish. Organizations are told apart by id, as

@@ -1,7 +1,8 @@
 import { rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
-import { HISTORY_SINCE_FORMAT, HISTORY_TABLES, ORGANIZATIONS_TABLE_SINCE_FORMAT, SNAPSHOT_FORMAT } from '../store/sqlite/schema.ts';
+import { HISTORY_TABLES, ORGANIZATIONS_TABLE_SINCE_FORMAT } from '../store/sqlite/schema.ts';
+import { HISTORY_SINCE_FORMAT, STORE_FORMAT } from '../store/tables.ts';
 import { openSnapshot, snapshotMeta } from '../store/sqlite/snapshot-file.ts';
 
 /** What the live dataset knew of one organization. */
@@ -12,7 +13,7 @@ export interface PreviousVersion {
   modifiedAt: string;
 }
 
-/** A row of `dataset_versions` (see sqlite/schema.ts). */
+/** A row of `dataset_versions` (see store/tables.ts). */
 export interface VersionRow {
   sequence: number;
   version: string;
@@ -73,7 +74,7 @@ export class PreviousVersions {
       db = openSnapshot(snapshot);
       const meta = snapshotMeta(db);
       const format = Number(meta.format);
-      if (format >= ORGANIZATIONS_TABLE_SINCE_FORMAT && format <= SNAPSHOT_FORMAT) {
+      if (format >= ORGANIZATIONS_TABLE_SINCE_FORMAT && format <= STORE_FORMAT) {
         return new PreviousVersions({ db, file: snapshot, hasHistory: format >= HISTORY_SINCE_FORMAT, publishedAt: meta.publishedAt });
       }
     } catch {

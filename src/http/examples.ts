@@ -2,7 +2,7 @@ import { renderOrganization, renderServedTerm, renderTaxonomy, renderTerm, withL
 import type { OrganizationRecord } from '../hsds/records.ts';
 import { NTEE_TAXONOMY } from '../hsds/known-taxonomies.ts';
 import { HSDS_VERSION } from '../hsds/profile.ts';
-import { KEPT_VERSIONS } from '../store/sqlite/schema.ts';
+import { KEPT_VERSIONS } from '../store/tables.ts';
 
 /**
  * Examples for the OpenAPI document, made by the same rendering as the served documents, so they

@@ -6,9 +6,10 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatasetInput } from '../hsds/records.ts';
-import { createIndexes, createTables, fillListLengths, GENERATION_FORMAT, GENERATION_HISTORY_SINCE_FORMAT, GENERATION_TABLES, generationSchema, POSTINGS_TABLE } from '../store/postgres/generation-schema.ts';
+import { createIndexes, createTables, fillListLengths, generationSchema, POSTINGS_TABLE } from '../store/postgres/generation-schema.ts';
+import { columnNames, HISTORY_SINCE_FORMAT, STORE_FORMAT, tableNames } from '../store/tables.ts';
+import type { TableName } from '../store/tables.ts';
 import { postingRows } from '../store/postgres/postings.ts';
-import type { GenerationTable } from '../store/postgres/generation-schema.ts';
 import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
 import { PUBLISH_CHANNEL } from '../store/postgres/live.ts';
 import { SEARCHED_LISTS } from '../store/sqlite/schema.ts';
@@ -37,7 +38,7 @@ const PREVIOUS_BATCH = 10_000;
 const COPY_CHUNK = 256 * 1024;
 
 /** The tables with a row per organization: their rows are the progress of the load. */
-const ORGANIZATION_ROWS = new Set<GenerationTable>(['organizations', 'organization_items', 'organization_documents']);
+const ORGANIZATION_ROWS = new Set<TableName>(['organizations', 'organization_items', 'organization_documents']);
 
 /** A value in COPY's text format. */
 function copyField(value: unknown): string {
@@ -62,12 +63,6 @@ async function* copyText(rows: Iterable<Record<string, unknown>>, onRow?: () => 
 async function copyInto(client: pg.ClientBase, target: string, columns: string, rows: Iterable<Record<string, unknown>>, onRow?: () => void): Promise<void> {
   await pipeline(Readable.from(copyText(rows, onRow)), client.query(copyFrom(`COPY ${target} (${columns}) FROM STDIN WITH (FREEZE)`)));
 }
-
-const columnNames = (columns: string): string =>
-  columns
-    .split(',')
-    .map((column) => column.trim().split(/\s+/)[0])
-    .join(', ');
 
 /**
  * Rows of a text table (see generation-schema.ts): the line's other columns as they are, then its
@@ -151,7 +146,7 @@ export async function publishToPostgres(
     if (!locked) throw new ImportBusy('another import is publishing to this database; try again when it has finished');
     const live = await liveGeneration(client);
     const previous =
-      live.generation !== null && live.format !== null && live.format >= GENERATION_HISTORY_SINCE_FORMAT && live.format <= GENERATION_FORMAT
+      live.generation !== null && live.format !== null && live.format >= HISTORY_SINCE_FORMAT && live.format <= STORE_FORMAT
         ? await previousVersions(client, generationSchema(live.generation), join(scratch, 'previous.sqlite'))
         : PreviousVersions.none;
     const snapshot = join(scratch, 'snapshot.sqlite');
@@ -161,7 +156,7 @@ export async function publishToPostgres(
     } finally {
       previous.close();
     }
-    if (live.generation !== null && live.version === result.version && live.format === GENERATION_FORMAT) {
+    if (live.generation !== null && live.version === result.version && live.format === STORE_FORMAT) {
       return { ...result, version: live.version, publishedAt: live.published_at!, changed: false, snapshot: `PostgreSQL ${generationSchema(live.generation)}` };
     }
     const generation = await loadGeneration(client, snapshot, result, options);
@@ -184,7 +179,7 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
       const inserted = await client.query<{ id: string }>(
         `INSERT INTO hsds.generations (format, version, published_at, organizations, taxonomies, taxonomy_terms, oldest_modified, newest_modified)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-        [GENERATION_FORMAT, result.version, result.publishedAt, organizations, result.taxonomies, meta.taxonomyTerms, modified.oldest, modified.newest],
+        [STORE_FORMAT, result.version, result.publishedAt, organizations, result.taxonomies, meta.taxonomyTerms, modified.oldest, modified.newest],
       );
       const generation = Number(inserted.rows[0]!.id);
       const schema = generationSchema(generation);
@@ -193,8 +188,8 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
       const onOrganizationRow = () => {
         if (++loaded % 10_000 === 0) options.onProgress?.('load', loaded, organizations * 3);
       };
-      for (const [table, columns] of Object.entries(GENERATION_TABLES) as [GenerationTable, string][]) {
-        const names = columnNames(columns);
+      for (const table of tableNames) {
+        const names = columnNames(table).join(', ');
         const rows = snapshot.prepare(`SELECT ${names} FROM ${table}`).iterate() as Iterable<Record<string, unknown>>;
         await copyInto(client, `${schema}.${table}`, names, rows, ORGANIZATION_ROWS.has(table) ? onOrganizationRow : undefined);
       }
@@ -207,7 +202,7 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
       options.onProgress?.('load', organizations * 3, organizations * 3);
       await client.query(fillListLengths(schema));
       await client.query(createIndexes(schema));
-      await client.query(`ANALYZE ${[...Object.keys(GENERATION_TABLES), ...SEARCHED_LISTS.map((list) => `${list}_text`), POSTINGS_TABLE].map((table) => `${schema}.${table}`).join(', ')}`);
+      await client.query(`ANALYZE ${[...tableNames, ...SEARCHED_LISTS.map((list) => `${list}_text`), POSTINGS_TABLE].map((table) => `${schema}.${table}`).join(', ')}`);
       await client.query('UPDATE hsds.live SET previous = generation, generation = $1', [generation]);
       await client.query('SELECT pg_notify($1, $2)', [PUBLISH_CHANNEL, String(generation)]);
       await client.query('COMMIT');

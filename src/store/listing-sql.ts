@@ -28,6 +28,8 @@ export interface SqlDialect {
   /** A FROM item of positions given as one parameter (positionsParam), aliased `p`: `p.position`, and `p.n` their order. */
   orderedPositions: string;
   positionsParam(positions: readonly number[]): unknown;
+  /** Whether the driver takes parameters numbered ($1, $2, …) rather than as `?`. */
+  numberedParameters: boolean;
 }
 
 /** A query and its parameters. */
@@ -38,11 +40,14 @@ export interface Query<Param> {
 
 /**
  * The SQL of every listing and item, from one dialect: both stores ask the same questions of tables
- * of the same columns (see sqlite/schema.ts and postgres/generation-schema.ts), so that they cannot
- * answer differently. Parameters are written `?`.
+ * of the same columns (see tables.ts), so that they cannot
+ * answer differently. Parameters are written `?`; driverText gives the text a driver takes.
  */
 export class ListingSql<Param> {
   private readonly dialect: SqlDialect;
+
+  /** Each SQL text with numbered parameters, made once (the texts are few): see driverText. */
+  private readonly numbered = new Map<string, string>();
 
   /** One item by its key, per kind: its JSON in a column named `json`. */
   readonly items: Record<ItemKind, string>;
@@ -66,6 +71,18 @@ export class ListingSql<Param> {
       byCodeAnyCase: `${termRef} WHERE t.taxonomy_position = ? AND ${lower('t.code')} = ${lower(dialect.textParameter)} ORDER BY t.position LIMIT 1`,
     };
   }
+  /** `sql` as the dialect's driver takes it: `?` parameters numbered in order where it wants them so (no SQL here holds a literal question mark). */
+  driverText(sql: string): string {
+    if (!this.dialect.numberedParameters) return sql;
+    let text = this.numbered.get(sql);
+    if (text === undefined) {
+      let index = 0;
+      text = sql.replaceAll('?', () => `$${++index}`);
+      this.numbered.set(sql, text);
+    }
+    return text;
+  }
+
 
   /** A table of the dataset, as the dialect names it. */
   table(name: string): string {
@@ -77,7 +94,7 @@ export class ListingSql<Param> {
     return filter.modifiedSince === undefined ? { where: [], params: [] } : { where: ['o.modified_at >= ?'], params: [filter.modifiedSince as Param] };
   }
 
-  /** Where an organization's JSON is, as listed or in full (see sqlite/schema.ts). */
+  /** Where an organization's JSON is, as listed or in full (see tables.ts). */
   organizationJsonTable(view: OrganizationView): string {
     return this.table(view.full === true ? 'organization_documents' : 'organization_items');
   }

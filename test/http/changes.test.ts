@@ -8,7 +8,7 @@ import { publishDataset } from '../../src/publish/publish.ts';
 import type { PublishResult } from '../../src/publish/publish.ts';
 import { currentSnapshotPath } from '../../src/store/sqlite/snapshot-directory.ts';
 import { openSnapshot } from '../../src/store/sqlite/snapshot-file.ts';
-import { KEPT_VERSIONS } from '../../src/store/sqlite/schema.ts';
+import { KEPT_VERSIONS } from '../../src/store/tables.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from '../fixtures/dataset.ts';

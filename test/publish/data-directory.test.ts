@@ -9,7 +9,7 @@ import { runServe } from '../../src/cli/serve.ts';
 import { runUse } from '../../src/cli/use.ts';
 import { loadServeConfig, loadUseConfig } from '../../src/config.ts';
 import { inspectDataDirectory, POINTER_FILE, readPointer, snapshotsPath } from '../../src/store/sqlite/snapshot-directory.ts';
-import { SNAPSHOT_FORMAT } from '../../src/store/sqlite/schema.ts';
+import { STORE_FORMAT } from '../../src/store/tables.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
@@ -225,9 +225,9 @@ describe('snapshot checksums', () => {
     try {
       const serve = await inProcess('serve', '--data-dir', data.path, '--port', '0', '--host', '127.0.0.1');
       assert.equal(serve.code, 1, serve.stderr);
-      assert.ok(serve.stderr.includes(`Error: the live snapshot ${path} is of snapshot format 1, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`), serve.stderr);
+      assert.ok(serve.stderr.includes(`Error: the live snapshot ${path} is of snapshot format 1, not ${STORE_FORMAT} (published by another version): import the data again`), serve.stderr);
       assert.ok(serve.stderr.includes(`The newest intact snapshot is ${first}`), serve.stderr);
-      assert.throws(() => new SqliteStore(path), new RegExp(`is of snapshot format 1, not ${SNAPSHOT_FORMAT}`));
+      assert.throws(() => new SqliteStore(path), new RegExp(`is of snapshot format 1, not ${STORE_FORMAT}`));
     } finally {
       writeFileSync(join(data.path, POINTER_FILE), `${first}\n`);
       rmSync(path, { force: true });

@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { buildApp } from '../../src/http/app.ts';
+import { buildSnapshot } from '../../src/build/build.ts';
 import { ImportBusy } from '../../src/publish/import-lock.ts';
 import { PUBLISH_LOCK, publishToPostgres } from '../../src/publish/publish-postgres.ts';
 import { PostgresStores } from '../../src/store/postgres/live.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
-import { API, versionOf } from '../helpers/app.ts';
+import { API, temporaryDirectory, versionOf } from '../helpers/app.ts';
 import { postgresSuite, quietLog, temporaryDatabase, testSettings, waitFor } from '../helpers/postgres.ts';
 import type { PostgresSettings } from '../../src/store/postgres/connection.ts';
 
@@ -209,6 +212,53 @@ describe('PostgreSQL publishing', postgresSuite, () => {
     } finally {
       await holder.end();
       await database.drop();
+    }
+  });
+
+  it('makes a generation of the tables a SQLite snapshot holds: the same columns in the same order, the same keys and index names', async () => {
+    const database = await temporaryDatabase();
+    const directory = temporaryDirectory();
+    const admin = new pg.Client({ connectionString: database.url });
+    try {
+      await publishToPostgres(fixtureDataset(), { url: database.url, migrate: true });
+      await buildSnapshot(fixtureDataset(), join(directory.path, 'snapshot.sqlite'));
+      const snapshot = new DatabaseSync(join(directory.path, 'snapshot.sqlite'), { readOnly: true });
+      await admin.connect();
+      const schema = `hsds_g${(await admin.query<{ generation: string }>('SELECT generation FROM hsds.live')).rows[0]!.generation}`;
+      const tables = (snapshot.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+      const generationTables = new Set((await admin.query<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1', [schema])).rows.map((row) => row.table_name));
+      // The text tables share only their names: SQLite's are full-text indexes.
+      const shared = tables.filter((table) => generationTables.has(table) && !table.endsWith('_text'));
+      assert.ok(shared.length >= 15, `tables of both: ${shared.join(', ')}`);
+      for (const table of shared) {
+        const sqliteColumns = (snapshot.prepare(`SELECT name, type, "notnull" OR pk AS required FROM pragma_table_info('${table}') ORDER BY cid`).all() as { name: string; type: string; required: number }[]).map(
+          (column) => `${column.name} ${column.type.toLowerCase()}${column.required ? ' required' : ''}`,
+        );
+        const pgColumns = (
+          await admin.query<{ column_name: string; data_type: string; is_nullable: string }>(
+            'SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
+            [schema, table],
+          )
+        ).rows.map((column) => `${column.column_name} ${column.data_type}${column.is_nullable === 'NO' ? ' required' : ''}`);
+        assert.deepEqual(pgColumns, sqliteColumns, table);
+        const sqliteIndexes = (snapshot.prepare(`SELECT name FROM pragma_index_list('${table}') WHERE origin = 'c' ORDER BY name`).all() as { name: string }[]).map((row) => row.name);
+        const pgIndexes = (await admin.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexname NOT LIKE '%_pkey' ORDER BY indexname", [schema, table])).rows.map((row) => row.indexname);
+        assert.deepEqual(pgIndexes, sqliteIndexes, table);
+        const sqliteKey = (snapshot.prepare(`SELECT name FROM pragma_table_info('${table}') WHERE pk > 0 ORDER BY pk`).all() as { name: string }[]).map((row) => row.name);
+        const pgKey = (
+          await admin.query<{ column_name: string }>(
+            `SELECT a.attname AS column_name FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+             WHERE i.indrelid = $1::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)`,
+            [`${schema}.${table}`],
+          )
+        ).rows.map((row) => row.column_name);
+        assert.deepEqual(pgKey, sqliteKey, table);
+      }
+      snapshot.close();
+    } finally {
+      await admin.end();
+      await database.drop();
+      directory.remove();
     }
   });
 });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
-import { KEPT_VERSIONS } from '../../store/sqlite/schema.ts';
+import { KEPT_VERSIONS } from '../../store/tables.ts';
 import type { Changes, DatasetVersion, Store } from '../../store/store.ts';
 import { examples, problemExamples } from '../examples.ts';
 import { sendProblem } from '../problem.ts';

@@ -12,7 +12,7 @@ import { readPostingLists } from './postings.ts';
 import type { PostingList } from './postings.ts';
 
 /**
- * A listing (see ../listing.ts); its parameters are written `?` and numbered when the query is made.
+ * A listing (see ../listing.ts); its parameters are written `?` and numbered when the query is made (ListingSql.driverText).
  * `postings`: for an organization search with no other condition, per word the tokens that match
  * it, so that its matches are counted and found from the posting lists (postings.ts).
  */
@@ -26,12 +26,6 @@ export interface PostingsClause {
 
 /** Items fetched per step when a whole list is streamed. */
 const BATCH = 1000;
-
-/** `?` placeholders as $1, $2, … (no SQL here holds a literal question mark). */
-const numbered = (sql: string): string => {
-  let index = 0;
-  return sql.replaceAll('?', () => `$${++index}`);
-};
 
 /** A search of a text table aliased `x`: the condition, and the ranking that puts title matches first. */
 export const textSearch = (search: SearchWords) => {
@@ -62,11 +56,9 @@ export class PgListingRunner {
       integerParams: (values) => [values],
       orderedPositions: 'unnest(?::integer[]) WITH ORDINALITY AS p(position, n)',
       positionsParam: (positions) => positions,
+      numberedParameters: true,
     });
   }
-
-  /** Each SQL text as sent ($n placeholders), made once: a generation's SQL texts are few. */
-  private readonly numberedSql = new Map<string, string>();
 
   /** The posting lists of these tokens (see postings.ts). */
   postingLists(table: string, tokens: readonly string[]): Promise<PostingList[]> {
@@ -74,12 +66,7 @@ export class PgListingRunner {
   }
 
   async rows<Row extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<Row[]> {
-    let text = this.numberedSql.get(sql);
-    if (text === undefined) {
-      text = numbered(sql);
-      this.numberedSql.set(sql, text);
-    }
-    return query<Row>(this.pool(), text, params);
+    return query<Row>(this.pool(), this.sql.driverText(sql), params);
   }
 
   private async json({ sql, params }: Query<unknown>): Promise<string[]> {

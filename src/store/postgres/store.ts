@@ -13,7 +13,8 @@ import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.
 import { RANKED_SEARCH_LIMIT } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 import { query } from './connection.ts';
-import { GENERATION_FORMAT, generationSchema, POSTINGS_TABLE } from './generation-schema.ts';
+import { generationSchema, POSTINGS_TABLE } from './generation-schema.ts';
+import { STORE_FORMAT } from '../tables.ts';
 import { PostingListCache, PostingsMatcher } from './postings.ts';
 import type { Matches } from './postings.ts';
 import { HISTORY_COLUMNS } from '../sqlite/schema.ts';
@@ -61,7 +62,7 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
   const schema = generationSchema(generation);
   const [row] = await query<GenerationRow>(pool, 'SELECT * FROM hsds.generations WHERE id = $1', [generation]);
   if (row === undefined) throw new Error(`generation ${generation} is not in hsds.generations`);
-  if (row.format !== GENERATION_FORMAT) throw new Error(`generation ${generation} has format ${row.format}, not ${GENERATION_FORMAT} (built by another version?); publish again`);
+  if (row.format !== STORE_FORMAT) throw new Error(`generation ${generation} has format ${row.format}, not ${STORE_FORMAT} (built by another version?); publish again`);
   const taxonomies = await query<TaxonomyRow>(pool, `SELECT position, id, code FROM ${schema}.taxonomies ORDER BY position`);
   const lengths = await query<{ list: string; key: number; length: number }>(pool, `SELECT list, key, length FROM ${schema}.list_lengths`);
   const terms = await query<{ position: number; id: string; code: string; json: string }>(pool, `SELECT position, id, code, json FROM ${schema}.taxonomy_terms`);

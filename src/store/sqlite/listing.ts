@@ -67,6 +67,7 @@ export const SQL = new ListingSql<SQLInputValue>({
   integerParams: (values) => [...values],
   orderedPositions: '(SELECT value AS position, key AS n FROM json_each(?)) p',
   positionsParam: (positions) => JSON.stringify(positions),
+  numberedParameters: false,
 });
 
 /** Runs listings against one snapshot; prepared statements are reused per SQL text. */

@@ -1,27 +1,13 @@
+import { TABLES, tableNames } from '../tables.ts';
+import type { ColumnType, TableName } from '../tables.ts';
+
 /**
- * Layout of one SQLite snapshot file. A snapshot holds only what is served: published organizations,
- * each already rendered to its JSON forms, with a dense 1-based `position` in the documented sort
- * order so a page is a range lookup, never an OFFSET scan. Filtered lists of organizations (by term,
- * by taxonomy) have their own dense positions in the `organization_*` membership tables.
- *
- * An organization's two JSON forms live in tables of their own, apart from each other and from its
- * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
- * server keeps in memory is a fraction of the file.
+ * Layout of one SQLite snapshot file: the tables both stores hold (../tables.ts), and what SQLite
+ * alone keeps beside them: the `dataset` facts, the text indexes and what searches rank by.
  */
-export const SNAPSHOT_FORMAT = 10;
 
 /** The oldest format whose `organizations` table is as now, so that an import reads `last_modified` from it. */
 export const ORGANIZATIONS_TABLE_SINCE_FORMAT = 5;
-
-/** The oldest format with `dataset_versions` and `removed_organizations`, which an import carries on. */
-export const HISTORY_SINCE_FORMAT = 10;
-
-/**
- * How many versions a snapshot names in its line (itself included): clients holding any of them can
- * ask for the changes since. A publish a day keeps a month; each kept version costs one row, and each
- * organization removed in that time one more.
- */
-export const KEPT_VERSIONS = 30;
 
 /**
  * Larger than SQLite's default 4 KiB: a page of listed organizations is then one or two database
@@ -44,31 +30,28 @@ export const buildFilePragmas = (schema: string, cacheKiB: number): string =>
  * The rowids of `organizations_text` are search ranks (see organization_search), those of the others
  * list positions.
  *
- * `organization_facets` holds what each organization is counted under in facets (see store/facets.ts):
- * facet 0 its tax status (a position in `tax_statuses`), facet taxonomy position × 100 + depth the
- * terms it is in at that depth of the taxonomy (the top level is depth 1), its tags and their
- * ancestors; `facet_counts` the same counted over all organizations.
- *
  * `organization_search` gives each organization's search rank (by the number of tokens of its name,
  * then position) and what search-query.ts ranks its matches by (see Candidate there): its name's and
- * alternate name's words, and the terms it is classified under;
- * `search_vocabulary` the words of organization names, which searches are corrected and completed to.
- *
- * `dataset_versions` is the line of versions this one was published after, itself last (the highest
- * `sequence`), at most KEPT_VERSIONS; `removed_organizations` the organizations that those publishes
- * removed, each with the publish time of the version that no longer held it and its line of the
- * changes feed (see publish/history.ts and store/changes.ts). `taxonomies_version` is a hash of the
- * taxonomies and terms alone: a client whose version has the same one has them all as they are.
+ * alternate name's words, and the terms it is classified under.
  */
 const FULL_TEXT = "title, body, content='', tokenize='ascii'";
 
 /** The columns of `dataset_versions` as a DatasetVersion (store.ts), oldest first by `sequence`. */
 export const HISTORY_COLUMNS = 'version, published_at AS "publishedAt", taxonomies_version AS "taxonomiesVersion"';
 
-export const HISTORY_TABLES = `
-  CREATE TABLE dataset_versions (sequence INTEGER PRIMARY KEY, version TEXT NOT NULL, published_at TEXT NOT NULL, taxonomies_version TEXT NOT NULL);
-  CREATE TABLE removed_organizations (position INTEGER PRIMARY KEY, id TEXT NOT NULL, removed_at TEXT NOT NULL, json TEXT NOT NULL);
-`;
+const SQLITE_TYPES: Record<ColumnType, string> = { integer: 'INTEGER NOT NULL', 'optional integer': 'INTEGER', text: 'TEXT NOT NULL', 'ordered text': 'TEXT NOT NULL' };
+
+/** A shared table as SQLite holds it: keyed by its rowid when its key is one integer, else WITHOUT ROWID. */
+const createTable = (name: TableName): string => {
+  const { columns, primaryKey } = TABLES[name];
+  const [first, ...rest] = primaryKey;
+  const byRowid = rest.length === 0 && columns[first as keyof typeof columns] === 'integer';
+  const definitions = Object.entries(columns).map(([column, type]) => (byRowid && column === first ? `${column} INTEGER PRIMARY KEY` : `${column} ${SQLITE_TYPES[type]}`));
+  if (!byRowid) definitions.push(`PRIMARY KEY (${primaryKey.join(', ')})`);
+  return `CREATE TABLE ${name} (${definitions.join(', ')})${byRowid ? '' : ' WITHOUT ROWID'};`;
+};
+
+export const HISTORY_TABLES = (['dataset_versions', 'removed_organizations'] as const).map(createTable).join('\n');
 
 /**
  * The organizations' ranked text index, which an import may build in a file of its own, on another
@@ -93,67 +76,8 @@ export const organizationIndexStored = (keepSearchText: boolean): string[] => [
 
 export const CREATE_TABLES = `
   CREATE TABLE dataset (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-  CREATE TABLE taxonomies (
-    position INTEGER PRIMARY KEY,
-    id TEXT NOT NULL,
-    code TEXT NOT NULL,
-    term_count INTEGER NOT NULL,
-    json TEXT NOT NULL
-  );
-  CREATE TABLE taxonomy_terms (
-    position INTEGER PRIMARY KEY,
-    id TEXT NOT NULL,
-    code TEXT NOT NULL,
-    taxonomy_position INTEGER NOT NULL,
-    position_in_taxonomy INTEGER NOT NULL,
-    parent_position INTEGER,
-    json TEXT NOT NULL,
-    detail_json TEXT NOT NULL
-  );
-  CREATE TABLE organizations (
-    position INTEGER PRIMARY KEY,
-    id TEXT NOT NULL,
-    external_id TEXT NOT NULL,
-    content_hash TEXT NOT NULL,
-    modified_at TEXT NOT NULL
-  );
-  ${HISTORY_TABLES}
-  CREATE TABLE organization_items (position INTEGER PRIMARY KEY, json TEXT NOT NULL);
-  CREATE TABLE organization_documents (position INTEGER PRIMARY KEY, json TEXT NOT NULL);
-  CREATE TABLE organization_terms (
-    term_position INTEGER NOT NULL,
-    position_in_term INTEGER NOT NULL,
-    organization_position INTEGER NOT NULL,
-    PRIMARY KEY (term_position, position_in_term)
-  ) WITHOUT ROWID;
-  CREATE TABLE organization_taxonomies (
-    taxonomy_position INTEGER NOT NULL,
-    position_in_taxonomy INTEGER NOT NULL,
-    organization_position INTEGER NOT NULL,
-    PRIMARY KEY (taxonomy_position, position_in_taxonomy)
-  ) WITHOUT ROWID;
-  CREATE TABLE organization_subtrees (
-    subtree_position INTEGER NOT NULL,
-    position_in_subtree INTEGER NOT NULL,
-    organization_position INTEGER NOT NULL,
-    PRIMARY KEY (subtree_position, position_in_subtree)
-  ) WITHOUT ROWID;
-  CREATE TABLE organization_tax_statuses (
-    tax_status_position INTEGER NOT NULL,
-    position_in_tax_status INTEGER NOT NULL,
-    organization_position INTEGER NOT NULL,
-    PRIMARY KEY (tax_status_position, position_in_tax_status)
-  ) WITHOUT ROWID;
-  CREATE TABLE tax_statuses (position INTEGER PRIMARY KEY, value TEXT NOT NULL, organizations INTEGER NOT NULL);
-  CREATE TABLE organization_facets (
-    position INTEGER NOT NULL,
-    facet INTEGER NOT NULL,
-    value INTEGER NOT NULL,
-    PRIMARY KEY (position, facet, value)
-  ) WITHOUT ROWID;
-  CREATE TABLE facet_counts (facet INTEGER NOT NULL, value INTEGER NOT NULL, organizations INTEGER NOT NULL, PRIMARY KEY (facet, value)) WITHOUT ROWID;
+  ${tableNames.map(createTable).join('\n  ')}
   ${ORGANIZATION_INDEX_TABLES}
-  CREATE TABLE search_vocabulary (word TEXT PRIMARY KEY, token TEXT NOT NULL, organizations INTEGER NOT NULL) WITHOUT ROWID;
   CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomies_text USING fts5(${FULL_TEXT});
 `;
@@ -189,22 +113,10 @@ export const FILL_WORD_COUNTS = `
 /** Counted after the bulk load: the facets of the unfiltered list. */
 export const FILL_FACET_COUNTS = 'INSERT INTO facet_counts (facet, value, organizations) SELECT facet, value, count(*) FROM organization_facets GROUP BY facet, value;';
 
-/** Created after the bulk load, which is faster than maintaining them row by row. */
-export const CREATE_INDEXES = `
-  CREATE UNIQUE INDEX taxonomies_id ON taxonomies (id);
-  CREATE UNIQUE INDEX taxonomy_terms_id ON taxonomy_terms (id);
-  CREATE UNIQUE INDEX taxonomy_terms_in_taxonomy ON taxonomy_terms (taxonomy_position, position_in_taxonomy);
-  CREATE INDEX taxonomy_terms_code ON taxonomy_terms (taxonomy_position, code);
-  CREATE INDEX taxonomy_terms_by_parent ON taxonomy_terms (parent_position);
-  CREATE UNIQUE INDEX organizations_id ON organizations (id);
-  CREATE UNIQUE INDEX organizations_external_id ON organizations (external_id);
-  CREATE INDEX organizations_modified ON organizations (modified_at);
-  CREATE INDEX removed_organizations_removed_at ON removed_organizations (removed_at);
-  CREATE UNIQUE INDEX organization_terms_member ON organization_terms (term_position, organization_position);
-  CREATE UNIQUE INDEX organization_taxonomies_member ON organization_taxonomies (taxonomy_position, organization_position);
-  CREATE UNIQUE INDEX organization_subtrees_member ON organization_subtrees (subtree_position, organization_position);
-  CREATE UNIQUE INDEX organization_tax_statuses_member ON organization_tax_statuses (tax_status_position, organization_position);
-`;
+/** The shared tables' indexes (see ../tables.ts). */
+export const CREATE_INDEXES = tableNames
+  .flatMap((table) => TABLES[table].indexes.map((index) => `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${index.name} ON ${table} (${index.columns.join(', ')});`))
+  .join('\n');
 
 /** Keys of the `dataset` table. */
 export const DatasetKey = {

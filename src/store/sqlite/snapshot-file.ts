@@ -1,6 +1,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
-import { DatasetKey, SNAPSHOT_FORMAT } from './schema.ts';
+import { DatasetKey } from './schema.ts';
+import { STORE_FORMAT } from '../tables.ts';
 
 /**
  * Opens a published snapshot to read. A snapshot never changes once published, and SQLite is told so
@@ -36,6 +37,6 @@ export function snapshotMeta(db: DatabaseSync): SnapshotMeta {
 
 /** Why this version cannot serve a snapshot of another format; undefined for one of its own format. */
 export function otherFormat(meta: SnapshotMeta): string | undefined {
-  if (meta.format === String(SNAPSHOT_FORMAT)) return undefined;
-  return `is of snapshot format ${meta.format ?? 'unknown'}, not ${SNAPSHOT_FORMAT} (published by another version): import the data again`;
+  if (meta.format === String(STORE_FORMAT)) return undefined;
+  return `is of snapshot format ${meta.format ?? 'unknown'}, not ${STORE_FORMAT} (published by another version): import the data again`;
 }

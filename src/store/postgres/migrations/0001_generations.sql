@@ -3,7 +3,7 @@
 -- names the generation being served; switching it is what publishing a version means.
 CREATE TABLE hsds.generations (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  -- Layout of the generation's tables (GENERATION_FORMAT when it was built).
+  -- Layout of the generation's tables (STORE_FORMAT, src/store/tables.ts, when it was built).
   format integer NOT NULL,
   version text NOT NULL,
   published_at text NOT NULL,

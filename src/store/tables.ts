@@ -1,0 +1,138 @@
+/**
+ * The tables both stores hold, column for column: a SQLite snapshot (sqlite/schema.ts) is built with
+ * them, and a PostgreSQL generation (postgres/generation-schema.ts) is made with them and loaded from
+ * that snapshot, column by column, so both serve the very same JSON. Positions are dense and 1-based
+ * in each list's order: a page is a range of positions, never an OFFSET scan. Filtered lists of
+ * organizations (by term, by taxonomy, by subtree, by tax status) have their own dense positions in
+ * the `organization_*` membership tables.
+ *
+ * An organization's two JSON forms live in tables of their own, apart from each other and from its
+ * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
+ * server keeps in memory is a fraction of the file.
+ *
+ * `dataset_versions` is the line of versions this one was published after, itself last (the highest
+ * `sequence`), at most KEPT_VERSIONS (build/history.ts); `removed_organizations` the organizations
+ * that those publishes removed, each with the publish time of the version that no longer held it and
+ * its line of the changes feed (see store/changes.ts). `taxonomies_version` is a hash of the
+ * taxonomies and terms alone: a client whose version has the same one has them all as they are.
+ */
+
+/**
+ * The layout of both stores: a server reads only a snapshot or generation of this format, and a new
+ * layout (of either store) means a new format and an import. 12 made both from this one list.
+ */
+export const STORE_FORMAT = 12;
+
+/**
+ * The oldest format whose organizations, `dataset_versions` and `removed_organizations` are as now, so
+ * that an import over a live dataset of it carries its history on: clients of the changes feed keep
+ * their place across an upgrade.
+ */
+export const HISTORY_SINCE_FORMAT = 10;
+
+/**
+ * How many versions a snapshot names in its line (itself included): clients holding any of them can
+ * ask for the changes since. A publish a day keeps a month; each kept version costs one row, and each
+ * organization removed in that time one more.
+ */
+export const KEPT_VERSIONS = 30;
+
+/**
+ * `ordered text` is text that is compared or sorted (ids, codes, instants, words): byte order in both
+ * stores (SQLite's default; "C" in PostgreSQL).
+ */
+export type ColumnType = 'integer' | 'optional integer' | 'text' | 'ordered text';
+
+export interface TableIndex {
+  name: string;
+  columns: readonly string[];
+  unique: boolean;
+}
+
+export interface Table {
+  columns: Readonly<Record<string, ColumnType>>;
+  primaryKey: readonly string[];
+  /** Built after the bulk load, which is faster than maintaining them row by row. */
+  indexes: readonly TableIndex[];
+}
+
+const unique = (name: string, ...columns: string[]): TableIndex => ({ name, columns, unique: true });
+const index = (name: string, ...columns: string[]): TableIndex => ({ name, columns, unique: false });
+
+/** The membership lists, each with what it groups organizations by. */
+export const MEMBERSHIP_GROUPS = { organization_terms: 'term', organization_taxonomies: 'taxonomy', organization_subtrees: 'subtree', organization_tax_statuses: 'tax_status' } as const;
+
+/** A membership list: the organizations of one group (a term, a taxonomy, …) at dense positions. */
+const membership = (table: keyof typeof MEMBERSHIP_GROUPS): Table => {
+  const group = MEMBERSHIP_GROUPS[table];
+  return {
+    columns: { [`${group}_position`]: 'integer', [`position_in_${group}`]: 'integer', organization_position: 'integer' },
+    primaryKey: [`${group}_position`, `position_in_${group}`],
+    indexes: [unique(`${table}_member`, `${group}_position`, 'organization_position')],
+  };
+};
+
+export const TABLES = {
+  taxonomies: {
+    columns: { position: 'integer', id: 'ordered text', code: 'ordered text', term_count: 'integer', json: 'text' },
+    primaryKey: ['position'],
+    indexes: [unique('taxonomies_id', 'id')],
+  },
+  taxonomy_terms: {
+    columns: {
+      position: 'integer',
+      id: 'ordered text',
+      code: 'ordered text',
+      taxonomy_position: 'integer',
+      position_in_taxonomy: 'integer',
+      parent_position: 'optional integer',
+      json: 'text',
+      detail_json: 'text',
+    },
+    primaryKey: ['position'],
+    indexes: [
+      unique('taxonomy_terms_id', 'id'),
+      unique('taxonomy_terms_in_taxonomy', 'taxonomy_position', 'position_in_taxonomy'),
+      index('taxonomy_terms_code', 'taxonomy_position', 'code'),
+      index('taxonomy_terms_by_parent', 'parent_position'),
+    ],
+  },
+  organizations: {
+    columns: { position: 'integer', id: 'ordered text', external_id: 'ordered text', content_hash: 'text', modified_at: 'ordered text' },
+    primaryKey: ['position'],
+    indexes: [unique('organizations_id', 'id'), unique('organizations_external_id', 'external_id'), index('organizations_modified', 'modified_at')],
+  },
+  dataset_versions: {
+    columns: { sequence: 'integer', version: 'text', published_at: 'ordered text', taxonomies_version: 'text' },
+    primaryKey: ['sequence'],
+    indexes: [],
+  },
+  removed_organizations: {
+    columns: { position: 'integer', id: 'ordered text', removed_at: 'ordered text', json: 'text' },
+    primaryKey: ['position'],
+    indexes: [index('removed_organizations_removed_at', 'removed_at')],
+  },
+  organization_items: { columns: { position: 'integer', json: 'text' }, primaryKey: ['position'], indexes: [] },
+  organization_documents: { columns: { position: 'integer', json: 'text' }, primaryKey: ['position'], indexes: [] },
+  organization_terms: membership('organization_terms'),
+  organization_taxonomies: membership('organization_taxonomies'),
+  organization_subtrees: membership('organization_subtrees'),
+  organization_tax_statuses: membership('organization_tax_statuses'),
+  tax_statuses: { columns: { position: 'integer', value: 'text', organizations: 'integer' }, primaryKey: ['position'], indexes: [] },
+  /**
+   * What each organization is counted under in facets (see facets.ts): facet 0 its tax status (a
+   * position in `tax_statuses`), facet taxonomy position × 100 + depth the terms it is in at that depth
+   * of the taxonomy (the top level is depth 1), its tags and their ancestors; `facet_counts` the same
+   * counted over all organizations.
+   */
+  organization_facets: { columns: { position: 'integer', facet: 'integer', value: 'integer' }, primaryKey: ['position', 'facet', 'value'], indexes: [] },
+  facet_counts: { columns: { facet: 'integer', value: 'integer', organizations: 'integer' }, primaryKey: ['facet', 'value'], indexes: [] },
+  /** The words of organization names, which searches are corrected and completed to (search-vocabulary.ts). */
+  search_vocabulary: { columns: { word: 'ordered text', token: 'ordered text', organizations: 'integer' }, primaryKey: ['word'], indexes: [] },
+} as const satisfies Record<string, Table>;
+
+export type TableName = keyof typeof TABLES;
+
+export const tableNames = Object.keys(TABLES) as TableName[];
+
+export const columnNames = (table: TableName): string[] => Object.keys(TABLES[table].columns);
