@@ -17,7 +17,13 @@ export interface OptionSpec {
   integer?: { min: number; max: number; unit?: string };
   /** The values it may take: checked, and listed in --help. */
   choices?: readonly string[];
+  /** Text of this form (see FORMS in config.ts): checked, and said in --help. Unset is always allowed. */
+  form?: ValueForm;
+  /** Several values of `form`, comma-separated. */
+  list?: boolean;
 }
+
+export type ValueForm = 'http url' | 'base url' | 'postgres url' | 'email' | 'org-id' | 'one line' | 'proxies';
 
 export const CONFIG_OPTIONS = {
   'data-dir': {
@@ -29,14 +35,17 @@ export const CONFIG_OPTIONS = {
   'database-url': {
     env: 'DATABASE_URL',
     default: '',
-    help: 'PostgreSQL to serve from and publish to (postgres://user:password@host:port/database); unset: the embedded SQLite store in --data-dir',
+    help: 'PostgreSQL to serve from and publish to, e.g. postgres://user:password@host:port/database; unset: the embedded SQLite store in --data-dir',
     commands: ['serve', 'import', 'migrate'],
+    form: 'postgres url',
   },
   'database-replica-urls': {
     env: 'DATABASE_REPLICA_URLS',
     default: '',
-    help: 'read replicas of that PostgreSQL, comma-separated: reads go to them in turn (publishing stays on the primary)',
+    help: 'read replicas of that PostgreSQL: reads go to them in turn (publishing stays on the primary)',
     commands: ['serve'],
+    form: 'postgres url',
+    list: true,
   },
   'database-pool-size': {
     env: 'DATABASE_POOL_SIZE',
@@ -66,12 +75,14 @@ export const CONFIG_OPTIONS = {
     default: '',
     help: 'absolute base URL used in links, e.g. https://api.example.org; set it behind a proxy',
     commands: ['serve'],
+    form: 'base url',
   },
   'trust-proxy': {
     env: 'TRUST_PROXY',
     default: 'false',
-    help: 'proxies whose X-Forwarded-* headers are believed: how many are in front (e.g. 1; the nearest on a private network), or their addresses/CIDRs, comma-separated',
+    help: 'proxies whose X-Forwarded-* headers are believed: how many are in front (e.g. 1; the nearest on a private network), or their addresses',
     commands: ['serve'],
+    form: 'proxies',
   },
   'metrics-port': {
     env: 'METRICS_PORT',
@@ -86,22 +97,26 @@ export const CONFIG_OPTIONS = {
     default: '',
     help: 'the root object\'s description: what this feed is, in a sentence or two',
     commands: ['serve'],
+    form: 'one line',
   },
-  'data-guide': { env: 'DATA_GUIDE', default: '', help: 'URL of a page explaining this dataset to people (the root\'s data_guide)', commands: ['serve'] },
+  'data-guide': { env: 'DATA_GUIDE', default: '', help: 'URL of a page explaining this dataset to people (the root\'s data_guide)', commands: ['serve'], form: 'http url' },
   'publisher-name': { env: 'PUBLISHER_NAME', default: '', help: 'who publishes this feed (the root\'s publisher.name)', commands: ['serve'] },
   'publisher-identifier': {
     env: 'PUBLISHER_IDENTIFIER',
     default: '',
     help: 'the publisher\'s org-id.guide identifier, e.g. US-EIN-530196605',
     commands: ['serve'],
+    form: 'org-id',
   },
-  'publisher-email': { env: 'PUBLISHER_EMAIL', default: '', help: 'where to send feedback about the data', commands: ['serve'] },
-  'publisher-website': { env: 'PUBLISHER_WEBSITE', default: '', help: 'URL where feedback about the data can be given', commands: ['serve'] },
+  'publisher-email': { env: 'PUBLISHER_EMAIL', default: '', help: 'where to send feedback about the data', commands: ['serve'], form: 'email' },
+  'publisher-website': { env: 'PUBLISHER_WEBSITE', default: '', help: 'URL where feedback about the data can be given', commands: ['serve'], form: 'http url' },
   'publisher-additional-websites': {
     env: 'PUBLISHER_ADDITIONAL_WEBSITES',
     default: '',
-    help: 'more URLs to reach the publisher, comma-separated',
+    help: 'more URLs to reach the publisher',
     commands: ['serve'],
+    form: 'http url',
+    list: true,
   },
   'log-level': {
     env: 'LOG_LEVEL',

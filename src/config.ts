@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
 import { CONFIG_OPTIONS } from './config-options.ts';
-import type { Command, OptionName, OptionSpec } from './config-options.ts';
+import type { Command, OptionName, OptionSpec, ValueForm } from './config-options.ts';
 import { DEFAULT_POSTGRES_SETTINGS } from './store/postgres/connection.ts';
 import type { PostgresSettings } from './store/postgres/connection.ts';
 import type { PostgresTarget } from './publish/publish-postgres.ts';
@@ -78,45 +78,24 @@ function parseBoolean(name: string, value: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
-function parseBaseUrl(value: string): string | undefined {
-  if (value === '') return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(`public base URL must be an absolute http(s) URL, got "${value}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`public base URL must use http or https, got "${value}"`);
-  if (url.search !== '' || url.hash !== '') throw new ConfigError('public base URL must not have a query or fragment');
-  return url.href.replace(/\/+$/, '');
+/** An absolute http(s) URL, or undefined. */
+function httpUrl(value: string): URL | undefined {
+  const url = URL.parse(value);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') ? url : undefined;
 }
 
-function parseTrustProxy(value: string): TrustProxy {
-  if (/^(false|no|0|)$/i.test(value)) return false;
+/** The number of proxies in front, or their addresses; false for none; undefined if neither. */
+function trustedProxies(value: string): TrustProxy | undefined {
+  if (/^(false|no|0)$/i.test(value)) return false;
   if (/^(true|yes)$/i.test(value)) {
     throw new ConfigError(
       `trust proxy "${value}" would believe X-Forwarded-* from any client (its own address for the rate limit, any host in links): give the number of proxies in front (e.g. 1) or their addresses (e.g. 10.0.0.5,192.168.0.0/16)`,
     );
   }
-  if (/^\d+$/.test(value)) return parseInteger('trust proxy hop count', value, 0, 16);
+  if (/^\d+$/.test(value)) return Number(value) <= 16 ? Number(value) : undefined;
   const entries = value.split(',').map((entry) => entry.trim());
-  const wrong = entries.find((entry) => !isProxyAddress(entry));
-  if (wrong !== undefined) {
-    throw new ConfigError(`trust proxy must be a number of proxies or a comma-separated list of IP addresses, CIDR ranges or ${NAMED_RANGES.join(', ')}; "${wrong}" is none of these`);
-  }
+  if (!entries.every(isProxyAddress)) return undefined;
   return entries;
-}
-
-/** An absolute http(s) URL, as given. */
-function parseWebUrl(name: string, value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    // reported below
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(`${name} must be an absolute http(s) URL, got "${value}"`);
-  return value;
 }
 
 // org-id.guide: a list code (a country or XI/XM, then the list's own code), then the identifier in that list.
@@ -124,52 +103,68 @@ const ORG_ID = /^[A-Z]{2}-[A-Z0-9]+-\S+$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const CONTROL = /[\p{Cc}]/u;
 
-function parseRootDetails(setting: (name: OptionName) => string): RootDetails {
-  const given = (name: OptionName): string | undefined => setting(name).trim() || undefined;
-  const description = given('description');
-  if (description !== undefined && CONTROL.test(description)) throw new ConfigError('description must be plain text on one line');
-  const identifier = given('publisher-identifier');
-  if (identifier !== undefined && !ORG_ID.test(identifier)) {
-    throw new ConfigError(`publisher identifier must be an org-id.guide identifier: the list code, a dash, the identifier (e.g. US-EIN-530196605); got "${identifier}"`);
-  }
-  const email = given('publisher-email');
-  if (email !== undefined && !EMAIL.test(email)) throw new ConfigError(`publisher email must be an email address, got "${email}"`);
-  const websites = setting('publisher-additional-websites')
-    .split(',')
-    .map((website) => website.trim())
-    .filter((website) => website !== '')
-    .map((website) => parseWebUrl('each publisher additional website', website));
-  const dataGuide = given('data-guide');
-  const website = given('publisher-website');
-  const publisher = {
-    ...(given('publisher-name') === undefined ? {} : { name: given('publisher-name')! }),
-    ...(identifier === undefined ? {} : { identifier }),
-    ...(email === undefined ? {} : { email }),
-    ...(website === undefined ? {} : { website: parseWebUrl('publisher website', website) }),
-    ...(websites.length === 0 ? {} : { additional_websites: websites }),
+/**
+ * Each form a setting's text may take (OptionSpec.form): what --help and messages call it, and its
+ * reading (undefined: not of the form). `secret`: the value is never echoed (a URL may hold a password).
+ */
+const FORMS: Record<ValueForm, { says: string; read: (value: string) => unknown; secret?: boolean }> = {
+  'http url': { says: 'an absolute http(s) URL', read: (value) => (httpUrl(value) === undefined ? undefined : value) },
+  'base url': {
+    says: 'an absolute http(s) URL without a query or fragment',
+    read: (value) => {
+      const url = httpUrl(value);
+      return url === undefined || url.search !== '' || url.hash !== '' ? undefined : url.href.replace(/\/+$/, '');
+    },
+  },
+  'postgres url': {
+    says: 'a postgres:// or postgresql:// URL',
+    read: (value) => (['postgres:', 'postgresql:'].includes(URL.parse(value)?.protocol ?? '') ? value : undefined),
+    secret: true,
+  },
+  email: { says: 'an email address', read: (value) => (EMAIL.test(value) ? value : undefined) },
+  'org-id': { says: 'an org-id.guide identifier: the list code, a dash, the identifier (e.g. US-EIN-530196605)', read: (value) => (ORG_ID.test(value) ? value : undefined) },
+  'one line': { says: 'plain text on one line', read: (value) => (CONTROL.test(value) ? undefined : value) },
+  proxies: { says: `0 to 16, or IP addresses, CIDR ranges or ${NAMED_RANGES.join(', ')}, comma-separated`, read: trustedProxies },
+};
+
+/** A setting of text, trimmed and read by its form if it has one, or undefined when unset; a list setting gives each value. */
+function textSetting<T = string>(setting: (name: OptionName) => string, name: OptionName): T | undefined {
+  const option: OptionSpec = CONFIG_OPTIONS[name];
+  const form = option.form === undefined ? { says: '', read: (value: string) => value } : FORMS[option.form];
+  const label = name.replaceAll('-', ' ');
+  const read = (value: string, what: string) => {
+    const result = form.read(value);
+    if (result === undefined) throw new ConfigError(`${what} must be ${form.says}${'secret' in form && form.secret ? '' : `, got "${value}"`}`);
+    return result;
   };
-  return {
-    ...(description === undefined ? {} : { description }),
-    ...(dataGuide === undefined ? {} : { data_guide: parseWebUrl('data guide', dataGuide) }),
-    ...(Object.keys(publisher).length === 0 ? {} : { publisher }),
-  };
+  const value = setting(name).trim();
+  if (!option.list) return value === '' ? undefined : (read(value, label) as T);
+  const values = value.split(',').map((each) => each.trim()).filter((each) => each !== '');
+  return values.length === 0 ? undefined : (values.map((each) => read(each, `each of ${label}`)) as T);
 }
+
+function parseRootDetails(setting: (name: OptionName) => string): RootDetails {
+  const publisher = withoutUnset({
+    name: textSetting(setting, 'publisher-name'),
+    identifier: textSetting(setting, 'publisher-identifier'),
+    email: textSetting(setting, 'publisher-email'),
+    website: textSetting(setting, 'publisher-website'),
+    additional_websites: textSetting<string[]>(setting, 'publisher-additional-websites'),
+  });
+  return withoutUnset({
+    description: textSetting(setting, 'description'),
+    data_guide: textSetting(setting, 'data-guide'),
+    publisher: Object.keys(publisher).length === 0 ? undefined : publisher,
+  });
+}
+
+/** The object without its unset (undefined) members: what the root object shows is only what was set. */
+const withoutUnset = <T extends object>(object: T): { [K in keyof T]?: Exclude<T[K], undefined> } =>
+  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 
 function parseMetrics(setting: (name: OptionName) => string): ServeConfig['metrics'] {
   if (setting('metrics-port') === '') return undefined;
   return { port: integerSetting(setting, 'metrics-port'), host: setting('metrics-host') };
-}
-
-function parseDatabaseUrl(value: string, name = 'database URL'): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError(`${name} must be a postgres:// URL`);
-  }
-  // The value itself is never echoed: it may hold a password.
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
-  return value;
 }
 
 /** A setting that is a whole number, checked against its range in config-options.ts; named in messages by its flag's words. */
@@ -194,15 +189,11 @@ export function parseInteger(name: string, value: string, minimum: number, maxim
 }
 
 function parseDatabase(setting: (name: OptionName) => string) {
-  const url = setting('database-url');
-  if (url === '') return undefined;
+  const url = textSetting(setting, 'database-url');
+  if (url === undefined) return undefined;
   return {
-    url: parseDatabaseUrl(url),
-    replicaUrls: setting('database-replica-urls')
-      .split(',')
-      .map((replica) => replica.trim())
-      .filter((replica) => replica !== '')
-      .map((replica) => parseDatabaseUrl(replica, 'each database replica URL')),
+    url,
+    replicaUrls: textSetting<string[]>(setting, 'database-replica-urls') ?? [],
     poolSize: integerSetting(setting, 'database-pool-size'),
     statementTimeoutMs: integerSetting(setting, 'database-statement-timeout'),
     connectTimeoutMs: DEFAULT_POSTGRES_SETTINGS.connectTimeoutMs,
@@ -247,8 +238,8 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
     port,
     host: setting('host'),
     dataDir: resolve(setting('data-dir')),
-    publicBaseUrl: parseBaseUrl(setting('public-base-url')),
-    trustProxy: parseTrustProxy(setting('trust-proxy')),
+    publicBaseUrl: textSetting(setting, 'public-base-url'),
+    trustProxy: textSetting<TrustProxy>(setting, 'trust-proxy') ?? false,
     metrics,
     logLevel,
     progress: parseProgress(setting, isTerminal),
@@ -295,14 +286,15 @@ export function loadUseConfig(args: string[], env: NodeJS.ProcessEnv = process.e
 
 export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = process.env): MigrateConfig {
   const { setting } = parse('migrate', args, env);
-  const databaseUrl = setting('database-url');
-  if (databaseUrl === '') throw new ConfigError('migrate needs the PostgreSQL database: --database-url or DATABASE_URL');
-  return { databaseUrl: parseDatabaseUrl(databaseUrl) };
+  const databaseUrl = textSetting(setting, 'database-url');
+  if (databaseUrl === undefined) throw new ConfigError('migrate needs the PostgreSQL database: --database-url or DATABASE_URL');
+  return { databaseUrl };
 }
 
 /** What --help says an option takes, before its default: a range, or the values it may take. */
 function optionValues(option: OptionSpec): string {
   if (option.integer !== undefined) return `${option.integer.min} to ${option.integer.max}; `;
+  if (option.form !== undefined) return `${FORMS[option.form].says}${option.list ? ', comma-separated' : ''}; `;
   return option.choices === undefined ? '' : `${option.choices.join(', ')}; `;
 }
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { NODE_FLAGS } from '../bin/node-flags.js';
 import { CONFIG_OPTIONS } from '../src/config-options.ts';
-import type { Command, OptionSpec } from '../src/config-options.ts';
+import type { Command, OptionSpec, ValueForm } from '../src/config-options.ts';
 import { currentSnapshotPath } from '../src/store/sqlite/snapshot-directory.ts';
 import { temporaryDirectory } from './helpers/app.ts';
 import { NATIVE_EXAMPLE } from './helpers/imports.ts';
@@ -35,6 +35,17 @@ const unwrapped = (text: string): string => text.replace(/\s+/g, ' ').trim();
 const helpRuns = new Map<Command, ReturnType<typeof cli>>();
 const helpOf = (command: Command) => helpRuns.get(command) ?? helpRuns.set(command, cli(command, '--help')).get(command)!;
 
+/** What --help says each form of value is. */
+const FORM_HELP: Record<ValueForm, string> = {
+  'http url': 'an absolute http(s) URL',
+  'base url': 'an absolute http(s) URL without a query or fragment',
+  'postgres url': 'a postgres:// or postgresql:// URL',
+  email: 'an email address',
+  'org-id': 'an org-id.guide identifier: the list code, a dash, the identifier (e.g. US-EIN-530196605)',
+  'one line': 'plain text on one line',
+  proxies: '0 to 16, or IP addresses, CIDR ranges or loopback, linklocal, uniquelocal, comma-separated',
+};
+
 describe('the hsds-org-api command', () => {
   for (const command of COMMANDS) {
     it(`explains ${command} with --help, on stdout, in lines of at most 100 characters, every option's text in full`, () => {
@@ -51,7 +62,14 @@ describe('the hsds-org-api command', () => {
       const descriptions = unwrapped(optionLines.map((line) => (line.slice(column! - 2, column) === '  ' ? line.slice(column) : '')).join(' '));
       const options = (Object.entries(CONFIG_OPTIONS) as [string, OptionSpec][]).filter(([, option]) => option.commands.includes(command));
       for (const [name, option] of options) {
-        const values = option.integer !== undefined ? `${option.integer.min} to ${option.integer.max}; ` : option.choices !== undefined ? `${option.choices.join(', ')}; ` : '';
+        const values =
+          option.integer !== undefined
+            ? `${option.integer.min} to ${option.integer.max}; `
+            : option.choices !== undefined
+              ? `${option.choices.join(', ')}; `
+              : option.form !== undefined
+                ? `${FORM_HELP[option.form]}${option.list ? ', comma-separated' : ''}; `
+                : '';
         assert.ok(descriptions.includes(unwrapped(`${option.help} (${values}default: ${option.default || 'unset'})`)), `the help of --${name}, whole, with the values it takes`);
         assert.match(help, new RegExp(`^ {2}--${name}\\b.*\n {2}${option.env}\\b`, 'm'), `--${name}, then ${option.env} below it`);
       }

@@ -138,9 +138,9 @@ describe('configuration', () => {
       'uniquelocal',
     ]);
     for (const wrong of ['proxy.example', '10.0.0.0/33', '10.0.0.1/8/8', '::1/129', '10.0.0.1,,10.0.0.2', '10.0.0.0/x']) {
-      assert.throws(() => loadConfig(['--trust-proxy', wrong], {}), /trust proxy must be a number of proxies or a comma-separated list/, wrong);
+      assert.throws(() => loadConfig(['--trust-proxy', wrong], {}), { message: `trust proxy must be 0 to 16, or IP addresses, CIDR ranges or loopback, linklocal, uniquelocal, comma-separated, got "${wrong}"` }, wrong);
     }
-    assert.throws(() => loadConfig(['--trust-proxy', '17'], {}), /trust proxy hop count/);
+    assert.throws(() => loadConfig(['--trust-proxy', '17'], {}), { message: /^trust proxy must be 0 to 16, or/ });
   });
 
   it('refuses to trust every proxy, saying why and what to give instead', () => {
@@ -169,7 +169,8 @@ describe('configuration', () => {
     [['--port', 'http'], /port must be an integer/],
     [['--port', '70000'], /port must be an integer/],
     [['--public-base-url', 'api.example.org'], /absolute http\(s\) URL/],
-    [['--public-base-url', 'ftp://api.example.org'], /http or https/],
+    [['--public-base-url', 'ftp://api.example.org'], /^public base url must be an absolute http\(s\) URL without a query or fragment, got "ftp:\/\/api\.example\.org"$/],
+    [['--public-base-url', 'https://api.example.org/?x=1'], /without a query or fragment/],
     [['--trust-proxy', 'maybe'], /trust proxy must be/],
     [['--log-level', 'loud'], /^log level must be one of fatal, error, warn, info, debug, trace, silent, got "loud"$/],
     [['--progress', 'fancy'], /^progress must be one of bar, lines, none, auto, got "fancy"$/],
@@ -177,7 +178,7 @@ describe('configuration', () => {
     [['--publisher-identifier', '530196605'], /org-id\.guide identifier/],
     [['--publisher-email', 'nobody'], /publisher email/],
     [['--publisher-website', 'example.org'], /publisher website must be an absolute http\(s\) URL/],
-    [['--publisher-additional-websites', 'https://a.example, mailto:x@example.org'], /each publisher additional website/],
+    [['--publisher-additional-websites', 'https://a.example, mailto:x@example.org'], /^each of publisher additional websites must be an absolute http\(s\) URL, got "mailto:x@example\.org"$/],
     [['--data-guide', '/guide'], /data guide/],
     [['--description', 'two\nlines'], /plain text on one line/],
   ] as const) {
