@@ -8,7 +8,6 @@ import type { PostgresTarget } from './publish/publish-postgres.ts';
 import { isProxyAddress, NAMED_RANGES } from './http/trust-proxy.ts';
 import type { TrustProxy } from './http/trust-proxy.ts';
 import type { RootDetails } from './http/schemas.ts';
-import type { HelpRow } from './cli/help.ts';
 
 export type { Command } from './config-options.ts';
 
@@ -299,7 +298,7 @@ function optionValues(option: OptionSpec): string {
 }
 
 /** A command's options for its --help: each flag, then its environment variable, beside what it sets. */
-export function configHelp(command: Command): HelpRow[] {
+export function configHelp(command: Command): { term: string[]; description: string }[] {
   return optionsOf(command).map(([name, option]) => ({
     term: [option.flag ? `--${name}` : `--${name} <value>`, option.env],
     description: `${option.help} (${optionValues(option)}default: ${option.default || 'unset'})`,

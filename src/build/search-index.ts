@@ -2,8 +2,9 @@ import { rmSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { indexedTokens, indexedWords, searchLine, textWords } from '../store/search-text.ts';
-import { buildFilePragmas, CREATE_SEARCH_TEXT_TABLES, FILL_WORD_COUNTS, organizationIndexStored, optimizeTextIndex, SEARCHED_LISTS } from '../store/sqlite/schema.ts';
-import type { SearchedList } from '../store/sqlite/schema.ts';
+import { buildFilePragmas, CREATE_SEARCH_TEXT_TABLES, FILL_WORD_COUNTS, organizationIndexStored, optimizeTextIndex } from '../store/sqlite/schema.ts';
+import { SEARCHED_LISTS } from '../store/tables.ts';
+import type { SearchedList } from '../store/tables.ts';
 
 /**
  * Writes each item's searchable words into its list's text index (and, when kept, its search text

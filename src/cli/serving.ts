@@ -1,4 +1,4 @@
-import { API_PREFIX } from '../http/plugins/app/links.ts';
+import { API_PREFIX } from '../http/schemas.ts';
 import { DOCS_PATH } from '../http/plugins/external/docs.ts';
 
 /** An address listened on, as a host in a URL: one listening on every interface is reached here as localhost. */

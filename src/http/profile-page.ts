@@ -1,5 +1,5 @@
 import { Marked } from 'marked';
-import { escapeHtml, PAGE_STYLE } from './pages/html.ts';
+import { escapeHtml, PAGE_STYLE } from './html.ts';
 
 /**
  * The profile as a page for people: the profile's Markdown source rendered to HTML, then the list of

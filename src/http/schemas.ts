@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import type { TSchema } from 'typebox';
 import { officialFile } from '../hsds/profile.ts';
-import { API_PREFIX } from './plugins/app/links.ts';
 import { documented } from './query.ts';
 
 /** Schemas of the HTTP layer: query parameters, the list envelope, problem bodies, the root object. */
@@ -13,6 +12,9 @@ import { documented } from './query.ts';
  */
 export const HSDS_REQUIRED = ['required'];
 export const HSDS_OPTIONAL = ['optional'];
+
+/** Where the API is served: every path of it begins so (HSDS 3's base path). */
+export const API_PREFIX = '/api/hsds/v3';
 
 export const MAX_PER_PAGE = 100;
 export const DEFAULT_PER_PAGE = 20;

@@ -131,6 +131,13 @@ export const TABLES = {
   search_vocabulary: { columns: { word: 'ordered text', token: 'ordered text', organizations: 'integer' }, primaryKey: ['word'], indexes: [] },
 } as const satisfies Record<string, Table>;
 
+/** The columns of `dataset_versions` as a DatasetVersion (store.ts), oldest first by `sequence`. */
+export const HISTORY_COLUMNS = 'version, published_at AS "publishedAt", taxonomies_version AS "taxonomiesVersion"';
+
+/** The lists that can be searched, each with its text index (a table of each store's own kind). */
+export const SEARCHED_LISTS = ['organizations', 'taxonomy_terms', 'taxonomies'] as const;
+export type SearchedList = (typeof SEARCHED_LISTS)[number];
+
 export type TableName = keyof typeof TABLES;
 
 export const tableNames = Object.keys(TABLES) as TableName[];

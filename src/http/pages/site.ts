@@ -1,12 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PAGE_SECURITY_POLICY } from './html.ts';
+import { PAGE_SECURITY_POLICY } from '../html.ts';
 import { homePage, organizationPage, problemPage, resultsPage, taxonomyPage, termPage } from './views.ts';
 import type { Facet, Frame, ListQuery, OrganizationJson, TaxonomyJson, TermJson, TermNode } from './views.ts';
 import { PAGING_PARAMETERS, pagingOf, positionRange } from '../pagination.ts';
 import { ParameterError } from '../problem.ts';
 import { readQuery } from '../query.ts';
 import { canonicalUuid } from '../reply.ts';
-import { organizationFilter, organizationParameters } from '../routes/organizations.ts';
+import { organizationFilter, organizationParameters } from '../organization-filter.ts';
 import { organizationIdOfNativeId, taxonomyIdOfCode, termIdOfCode } from '../references.ts';
 import type { Batches, OrganizationFilter, Store } from '../../store/store.ts';
 

@@ -1,4 +1,4 @@
-import { html, Html, PAGE_STYLE } from './html.ts';
+import { html, Html, PAGE_STYLE } from '../html.ts';
 import type { DatasetInfo } from '../../store/store.ts';
 import { counted, formatCount } from '../../text.ts';
 

@@ -5,7 +5,7 @@ import Negotiator from 'negotiator';
 import { HSDS_VERSION, PROFILE_VERSION, UPSTREAM_HOME, UPSTREAM_SCHEMA_BASE, compileProfile } from '../../hsds/profile.ts';
 import { notFound } from '../problem.ts';
 import { SERVER_PLACEHOLDER } from '../schemas.ts';
-import { PAGE_SECURITY_POLICY } from '../pages/html.ts';
+import { PAGE_SECURITY_POLICY } from '../html.ts';
 import { profilePage } from '../profile-page.ts';
 import { sendJson } from '../reply.ts';
 import { HSDS_OPTIONAL, PROFILE_SCHEMA_BASE, problemResponse } from '../schemas.ts';

@@ -1,5 +1,4 @@
-import { SEARCHED_LISTS } from '../sqlite/schema.ts';
-import { MEMBERSHIP_GROUPS, TABLES, tableNames } from '../tables.ts';
+import { MEMBERSHIP_GROUPS, SEARCHED_LISTS, TABLES, tableNames } from '../tables.ts';
 import type { ColumnType } from '../tables.ts';
 
 /**

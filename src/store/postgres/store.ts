@@ -14,10 +14,9 @@ import { RANKED_SEARCH_LIMIT } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
 import { query } from './connection.ts';
 import { generationSchema, POSTINGS_TABLE } from './generation-schema.ts';
-import { STORE_FORMAT } from '../tables.ts';
+import { HISTORY_COLUMNS, STORE_FORMAT } from '../tables.ts';
 import { PostingListCache, PostingsMatcher } from './postings.ts';
 import type { Matches } from './postings.ts';
-import { HISTORY_COLUMNS } from '../sqlite/schema.ts';
 import { organizationTsquery, PgListingRunner, textSearch } from './listing.ts';
 import type { PgListing, PostingsClause } from './listing.ts';
 

@@ -1,5 +1,5 @@
-import { TABLES, tableNames } from '../tables.ts';
-import type { ColumnType, TableName } from '../tables.ts';
+import { SEARCHED_LISTS, TABLES, tableNames } from '../tables.ts';
+import type { ColumnType, SearchedList, TableName } from '../tables.ts';
 
 /**
  * Layout of one SQLite snapshot file: the tables both stores hold (../tables.ts), and what SQLite
@@ -35,9 +35,6 @@ export const buildFilePragmas = (schema: string, cacheKiB: number): string =>
  * alternate name's words, and the terms it is classified under.
  */
 const FULL_TEXT = "title, body, content='', tokenize='ascii'";
-
-/** The columns of `dataset_versions` as a DatasetVersion (store.ts), oldest first by `sequence`. */
-export const HISTORY_COLUMNS = 'version, published_at AS "publishedAt", taxonomies_version AS "taxonomiesVersion"';
 
 const SQLITE_TYPES: Record<ColumnType, string> = { integer: 'INTEGER NOT NULL', 'optional integer': 'INTEGER', text: 'TEXT NOT NULL', 'ordered text': 'TEXT NOT NULL' };
 
@@ -81,10 +78,6 @@ export const CREATE_TABLES = `
   CREATE VIRTUAL TABLE taxonomy_terms_text USING fts5(${FULL_TEXT});
   CREATE VIRTUAL TABLE taxonomies_text USING fts5(${FULL_TEXT});
 `;
-
-/** The lists that can be searched, each with its text index. */
-export const SEARCHED_LISTS = ['organizations', 'taxonomy_terms', 'taxonomies'] as const;
-export type SearchedList = (typeof SEARCHED_LISTS)[number];
 
 /**
  * Only in a snapshot built to be loaded elsewhere (BuildOptions.keepSearchText): the words of each

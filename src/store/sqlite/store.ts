@@ -1,5 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
-import { HISTORY_COLUMNS } from './schema.ts';
+import { HISTORY_COLUMNS } from '../tables.ts';
 import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
 import { ListingRunner, SQL, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyRequest } from 'fastify';
 
-export const API_PREFIX = '/api/hsds/v3';
+import { API_PREFIX } from '../../schemas.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import swaggerUi from '@fastify/swagger-ui';
-import { API_PREFIX } from '../app/links.ts';
+import { API_PREFIX } from '../../schemas.ts';
 
 /** The human documentation page: Swagger UI over this API's own OpenAPI document. */
 export const DOCS_PATH = `${API_PREFIX}/docs`;

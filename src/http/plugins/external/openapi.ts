@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import { SERVER_PLACEHOLDER } from '../../schemas.ts';
-import { API_PREFIX } from '../app/links.ts';
+import { API_PREFIX } from '../../schemas.ts';
 import packageJson from '../../../../package.json' with { type: 'json' };
 import { HSDS_VERSION, officialFile } from '../../../hsds/profile.ts';
 
