@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { CONFIG_OPTIONS } from './config-options.ts';
 import type { Command, OptionName, OptionSpec, ValueForm } from './config-options.ts';
 import { DEFAULT_POSTGRES_SETTINGS } from './store/postgres/connection.ts';
@@ -266,6 +267,9 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
     database: command === 'import' ? parseDatabase(setting) : undefined,
   };
 }
+
+/** The dataset shipped in `data/` (see data/README.md for sources and licences): one source argument. */
+export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../data/', import.meta.url)).replace(/\/$/, '');
 
 /**
  * The import serve runs when nothing was ever published: import's own settings at their defaults (not

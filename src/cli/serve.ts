@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import pg from 'pg';
 import { buildApp } from '../http/app.ts';
-import { DEFAULT_DATA_DIR } from '../publish/default-dataset.ts';
 import { ensureMigrated } from '../publish/publish-postgres.ts';
 import { LiveSqliteStores } from '../store/sqlite/live.ts';
 import { PostgresStores } from '../store/postgres/live.ts';
@@ -11,7 +10,7 @@ import { DamagedSnapshot, inspectDataDirectory } from '../store/sqlite/snapshot-
 import { recoveryAdvice } from './use.ts';
 import type { LiveStoreLog, StoreProvider } from '../store/store.ts';
 import { runImport } from './import.ts';
-import { defaultDatasetImport } from '../config.ts';
+import { DEFAULT_DATA_DIR, defaultDatasetImport } from '../config.ts';
 import type { ServeConfig } from '../config.ts';
 import { runWorkers, WORKER_STOP } from './workers.ts';
 import { servingMessage, STOPPED_MESSAGE } from './serving.ts';

@@ -6,8 +6,7 @@ import links from './plugins/app/links.ts';
 import problems, { frameworkError } from './plugins/app/problems.ts';
 import caching from './plugins/app/caching.ts';
 import responseHeaders from './plugins/app/response-headers.ts';
-import { requestId } from './request-id.ts';
-import { OneLinePerRequest } from './request-log.ts';
+import { OneLinePerRequest, requestId } from './request-log.ts';
 import { DEFAULT_MAX_EXPORTS, checkRequestLimits, clientErrorHandler, closeConnectionsAsTheyIdle, createLimitedServer } from './limits.ts';
 import storePlugin from './plugins/app/store.ts';
 import streams from './plugins/app/streams.ts';
@@ -101,7 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors: frameworkError,
-    // Ids are checked before use (request-id.ts), so Fastify must not take the header as it is.
+    // Ids are checked before use (requestId in request-log.ts), so Fastify must not take the header as it is.
     requestIdHeader: false,
     genReqId: requestId,
     serverFactory: (handler) =>

@@ -1,7 +1,7 @@
 import { copyFileSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatasetInput } from '../../src/hsds/records.ts';
-import { DEFAULT_DATA_DIR } from '../../src/publish/default-dataset.ts';
+import { DEFAULT_DATA_DIR } from '../../src/config.ts';
 import type { Diagnostics } from '../../src/sources/files/diagnostics.ts';
 import { temporaryDirectory } from './app.ts';
 import { inputFromSources } from './sources.ts';

@@ -3,7 +3,7 @@ import { get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_DATA_DIR } from '../../src/publish/default-dataset.ts';
+import { DEFAULT_DATA_DIR } from '../../src/config.ts';
 import { API, getJson, startTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { assertHsds } from '../helpers/hsds-schemas.ts';

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import { organizationId } from '../../src/hsds/ids.ts';
 import type { OrganizationRecord } from '../../src/hsds/records.ts';
-import { DEFAULT_DATA_DIR } from '../../src/publish/default-dataset.ts';
+import { DEFAULT_DATA_DIR } from '../../src/config.ts';
 import { NOT_A_NAME, PERSON_OR_CARE_OF, SAME_AS_NAME, sortNameOmission } from '../../src/sources/irs-sort-name.ts';
 import { API, getJson, startTestApp, temporaryDirectory } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';

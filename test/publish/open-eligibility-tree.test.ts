@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { taxonomyTermId } from '../../src/hsds/ids.ts';
-import { DEFAULT_DATA_DIR } from '../../src/publish/default-dataset.ts';
+import { DEFAULT_DATA_DIR } from '../../src/config.ts';
 import { API, getJson, startTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { inputFromSources } from '../helpers/sources.ts';

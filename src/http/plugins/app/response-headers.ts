@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { REQUEST_ID_HEADER } from '../../request-id.ts';
+import { REQUEST_ID_HEADER } from '../../request-log.ts';
 
 /**
  * Headers on every response, whatever answers it (a route, the response cache, a 304, an error):
