@@ -238,7 +238,7 @@ export class ListingStore<Param> implements Store {
   }
 
   /**
-   * Publish times are unique and increase along a line (see publish/history.ts), and an organization's
+   * Publish times are unique and increase along a line (see build/history.ts), and an organization's
    * `last_modified` is the publish time of the version that first served it as it is: those modified
    * after `since` was published are the ones added or changed since. Milliseconds are the unit of both,
    * so "after" is "at or after one millisecond later".

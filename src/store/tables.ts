@@ -13,7 +13,7 @@
  * `dataset_versions` is the line of versions this one was published after, itself last (the highest
  * `sequence`), at most KEPT_VERSIONS (build/history.ts); `removed_organizations` the organizations
  * that those publishes removed, each with the publish time of the version that no longer held it and
- * its line of the changes feed (see store/changes.ts). `taxonomies_version` is a hash of the
+ * its line of the changes feed (see http/routes/changes.ts). `taxonomies_version` is a hash of the
  * taxonomies and terms alone: a client whose version has the same one has them all as they are.
  */
 

@@ -391,5 +391,12 @@ describe('NDJSON sources: each bad line named, the rest read', () => {
     assert.match((await validateOrganizations('empty', ['', '  ', ''])).text, /organizations\.ndjson: the file is empty/);
     const long = await validateOrganizations('long', [JSON.stringify({ id: 'L-1', name: 'x'.repeat(2 * 1024 * 1024), status: 'published' }), JSON.stringify({ id: 'L-2', name: 'After', status: 'published' })]);
     assert.match(long.text, /organizations\.ndjson:1: a line is longer than 1048576 characters/);
+    // Just over the limit, and not last: the line ends within the chunk that takes it past the limit.
+    const justOver = await validateOrganizations('just-over', [
+      JSON.stringify({ id: 'J-1', name: 'Before', status: 'published' }),
+      JSON.stringify({ id: 'J-2', name: 'x'.repeat(1024 * 1024 - 10), status: 'published' }),
+      JSON.stringify({ id: 'J-3', name: 'After', status: 'published' }),
+    ]);
+    assert.match(justOver.text, /organizations\.ndjson:2: a line is longer than 1048576 characters/);
   });
 });

@@ -60,21 +60,21 @@ export async function* readNdjson(file: string, columns: Columns, diagnostics: D
     return ok ? { fields, line } : undefined;
   };
 
+  const tooLong = () => diagnostics.error({ file, line: line + 1 }, `a line is longer than ${MAX_RECORD_BYTES} characters`);
   try {
     // The UTF-8 guard passes only whole characters, so each chunk decodes on its own.
     for await (const chunk of input as AsyncIterable<Buffer>) {
       const text = pending + chunk.toString('utf8');
       let start = 0;
       for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+        // A line that ended within this chunk is held to the limit as one still being read is, below.
+        if (end - start > MAX_RECORD_BYTES) return tooLong();
         const row = toRow(text.slice(start, end));
         start = end + 1;
         if (row !== undefined) yield row;
       }
       pending = text.slice(start);
-      if (pending.length > MAX_RECORD_BYTES) {
-        diagnostics.error({ file, line: line + 1 }, `a line is longer than ${MAX_RECORD_BYTES} characters`);
-        return;
-      }
+      if (pending.length > MAX_RECORD_BYTES) return tooLong();
     }
     if (pending !== '') {
       const row = toRow(pending);

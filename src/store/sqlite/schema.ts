@@ -52,8 +52,8 @@ export const HISTORY_TABLES = (['dataset_versions', 'removed_organizations'] as 
 
 /**
  * The organizations' ranked text index, which an import may build in a file of its own, on another
- * thread, and copy in: ORGANIZATION_INDEX_STORED are the tables that hold it, the text index's own
- * included (see publish/search-index.ts).
+ * thread, and copy in: organizationIndexStored names the tables that hold it, the text index's own
+ * included (see build/search-index.ts).
  */
 const ORGANIZATION_INDEX_TABLES = `
   CREATE TABLE organization_word_counts (word TEXT PRIMARY KEY, organizations INTEGER NOT NULL) WITHOUT ROWID;
