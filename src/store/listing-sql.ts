@@ -40,8 +40,8 @@ export interface Query<Param> {
 
 /**
  * The SQL of every listing and item, from one dialect: both stores ask the same questions of tables
- * of the same columns (see tables.ts), so that they cannot
- * answer differently. Parameters are written `?`; driverText gives the text a driver takes.
+ * of the same columns (see tables.ts), so that they cannot answer differently. Parameters are
+ * written `?`; driverText gives the text a driver takes.
  */
 export class ListingSql<Param> {
   private readonly dialect: SqlDialect;
