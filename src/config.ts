@@ -131,7 +131,7 @@ const FORMS: Record<ValueForm, { says: string; read: (value: string) => unknown;
 function textSetting<T = string>(setting: (name: OptionName) => string, name: OptionName): T | undefined {
   const option: OptionSpec = CONFIG_OPTIONS[name];
   const form = option.form === undefined ? { says: '', read: (value: string) => value } : FORMS[option.form];
-  const label = name.replaceAll('-', ' ');
+  const label = settingLabel(name);
   const read = (value: string, what: string) => {
     const result = form.read(value);
     if (result === undefined) throw new ConfigError(`${what} must be ${form.says}${'secret' in form && form.secret ? '' : `, got "${value}"`}`);
@@ -167,17 +167,20 @@ function parseMetrics(setting: (name: OptionName) => string): ServeConfig['metri
   return { port: integerSetting(setting, 'metrics-port'), host: setting('metrics-host') };
 }
 
+/** How messages name a setting: its flag's words (`public base url`). */
+const settingLabel = (name: OptionName): string => name.replaceAll('-', ' ');
+
 /** A setting that is a whole number, checked against its range in config-options.ts; named in messages by its flag's words. */
 function integerSetting(setting: (name: OptionName) => string, name: OptionName): number {
   const { min, max, unit } = (CONFIG_OPTIONS[name] as OptionSpec).integer!;
-  return parseInteger(name.replaceAll('-', ' '), setting(name), min, max, unit === undefined ? '' : ` number of ${unit}`);
+  return parseInteger(settingLabel(name), setting(name), min, max, unit === undefined ? '' : ` number of ${unit}`);
 }
 
 /** A setting that takes one of the values listed in config-options.ts. */
 function choiceSetting(setting: (name: OptionName) => string, name: OptionName): string {
   const choices = (CONFIG_OPTIONS[name] as OptionSpec).choices!;
   const value = setting(name);
-  if (!choices.includes(value)) throw new ConfigError(`${name.replaceAll('-', ' ')} must be one of ${choices.join(', ')}, got "${value}"`);
+  if (!choices.includes(value)) throw new ConfigError(`${settingLabel(name)} must be one of ${choices.join(', ')}, got "${value}"`);
   return value;
 }
 

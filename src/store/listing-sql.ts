@@ -71,6 +71,7 @@ export class ListingSql<Param> {
       byCodeAnyCase: `${termRef} WHERE t.taxonomy_position = ? AND ${lower('t.code')} = ${lower(dialect.textParameter)} ORDER BY t.position LIMIT 1`,
     };
   }
+
   /** `sql` as the dialect's driver takes it: `?` parameters numbered in order where it wants them so (no SQL here holds a literal question mark). */
   driverText(sql: string): string {
     if (!this.dialect.numberedParameters) return sql;
@@ -82,7 +83,6 @@ export class ListingSql<Param> {
     }
     return text;
   }
-
 
   /** A table of the dataset, as the dialect names it. */
   table(name: string): string {
