@@ -53,14 +53,17 @@ export function pointRefsAt(document: Json, schemaBase: string): Json {
   );
 }
 
-/** The official file merged with its patch, its $refs pointed at the compiled schemas, named by `$id`. */
+/**
+ * The official file merged with its patch, its $refs pointed at the compiled schemas. A compiled
+ * schema has no `$id`: it is known by the URL it is served at, and its $refs are absolute. Validators
+ * such as Open Referral UK's inline every `$ref` of a response schema, so a schema reached twice is
+ * copied twice, and an `$id` in it would be declared twice, which JSON Schema engines refuse. (Of the
+ * official files only 3.2.3's url.json carries one, naming a branch rather than a release.)
+ */
 export function compileFile(file: string, patch: Json, schemaBase: string): Json {
-  const merged = pointRefsAt(applyPatch(officialFile(file), patch), schemaBase);
-  // Some official files carry an `$id` on GitHub; a compiled one is known by where it is served.
-  return file === 'openapi.json' ? merged : { $id: `${schemaBase}${file}`, ...withoutId(merged) };
+  const { $id: _id, ...merged } = pointRefsAt(applyPatch(officialFile(file), patch), schemaBase);
+  return merged;
 }
-
-const withoutId = ({ $id: _id, ...rest }: Json): Json => rest;
 
 /** The $refs of a document that name other files (not `#/...` pointers), resolved against `base`. */
 function referencedFiles(document: Json, base: string): string[] {

@@ -8,6 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { profileValidators, validatorForPath } from './profile-strict.ts';
 
 /**
  * Validators built from the official HSDS JSON schemas and OpenAPI files of both versions this API
@@ -140,10 +141,6 @@ function decoded(body: Buffer, coding: unknown): string {
   return body.toString();
 }
 
-/**
- * Holds every JSON document `app.inject` answers with a 200 (whatever the test that asked) to HSDS
- * 3.0 and 3.2.3, and returns the list of those that broke either, for the test's end.
- */
 /** The path the app receives for an injected URL: inject resolves dot segments (`/taxonomies/..` is the API root). */
 function receivedPath(url: string): string {
   const path = url.split('?')[0]!.replace(/^https?:\/\/[^/]+/, '');
@@ -154,24 +151,38 @@ function receivedPath(url: string): string {
   }
 }
 
+/**
+ * Holds every JSON document `app.inject` answers with a 200 (whatever the test that asked) to HSDS
+ * 3.0 and 3.2.3, and to the profile's own schemas held closed (profile-strict.ts), and returns the
+ * list of those that broke any, for the test's end.
+ */
 export function checkEveryResponse(app: FastifyInstance): string[] {
   const failures: string[] = [];
   const inject = app.inject.bind(app) as (options: InjectOptions) => Promise<LightMyRequestResponse>;
-  const check = (response: LightMyRequestResponse, url: string) => {
-    const name = validatorOfPath(receivedPath(url));
-    if (name === undefined || response.statusCode !== 200 || !String(response.headers['content-type']).startsWith('application/json')) return;
+  let profile: Promise<Awaited<ReturnType<typeof profileValidators>>> | undefined;
+  const check = async (response: LightMyRequestResponse, url: string) => {
+    if (response.statusCode !== 200 || !String(response.headers['content-type']).startsWith('application/json')) return;
     if (response.rawPayload.length === 0) return;
+    const path = receivedPath(url);
+    const body = JSON.parse(decoded(response.rawPayload, response.headers['content-encoding']));
+    const name = validatorOfPath(path);
     try {
-      assertHsds(name, JSON.parse(decoded(response.rawPayload, response.headers['content-encoding'])));
+      if (name !== undefined) assertHsds(name, body);
     } catch (error) {
       failures.push(`${url}: ${(error as Error).message}`);
+    }
+    // Answered, so the app can also say what its profile is; asked once per app.
+    profile ??= profileValidators(inject);
+    const validate = validatorForPath(await profile, path);
+    if (validate !== undefined && !validate(body)) {
+      failures.push(`${url} has what the profile does not declare: ${messages.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
     }
   };
   Object.assign(app, {
     inject: async (options: InjectOptions | string) => {
       const given = typeof options === 'string' ? { url: options } : options;
       const response = await inject(given);
-      if ((given.method ?? 'GET') === 'GET') check(response, String(given.url ?? given.path ?? '/'));
+      if ((given.method ?? 'GET') === 'GET') await check(response, String(given.url ?? given.path ?? '/'));
       return response;
     },
   });

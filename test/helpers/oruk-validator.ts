@@ -444,25 +444,37 @@ function mergeAllOf(target: JsonObject): void {
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** Keywords whose value is data, not schemas. */
 const DATA_KEYWORDS = new Set(['example', 'examples', 'default', 'const', 'enum']);
-/** Identifiers and references that play no part once everything is inlined (the original parses with ResolveSchemaReferences=false). */
-const DROPPED = new Set(['$id', '$schema', '$anchor', '$dynamicAnchor', '$ref', '$dynamicRef', '$recursiveRef', '$recursiveAnchor']);
 
 /**
- * The inlined schema made compilable by ajv: identifiers dropped (an inlined file may appear many
- * times, and ajv refuses a repeated `$id`), and any `$ref` the resolver left (cycles, unresolvable
- * pointers) dropped, as Newtonsoft is told not to follow them either.
+ * Every `$id` the inlined schema declares, by where it is declared. The schema is compiled as it is,
+ * every keyword kept: an identifier declared twice is refused here, as Newtonsoft.Json.Schema refuses
+ * a schema id it meets twice while reading. Stricter than the original, which then falls back to the
+ * schema with its `$ref`s unresolved and checks less (SchemaResolverService.CreateSchemaFromJsonAsync):
+ * here that is a `validationException`, which the tests treat as a failure. Stricter than ajv too,
+ * which accepts a repeated `$id` when the copies are equal.
  */
-function compilable(schema: Json): Json {
-  if (Array.isArray(schema)) return schema.map(compilable);
-  if (!isObject(schema)) return schema;
-  const result: JsonObject = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (DROPPED.has(key)) continue;
-    if (DATA_KEYWORDS.has(key)) result[key] = value;
-    else if (SCHEMA_MAPS.has(key) && isObject(value)) result[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, compilable(sub)]));
-    else result[key] = compilable(value);
-  }
-  return result;
+export function repeatedIds(schema: Json): string[] {
+  const seen = new Map<string, string>();
+  const repeated: string[] = [];
+  const walk = (node: Json, path: string): void => {
+    if (Array.isArray(node)) {
+      node.forEach((item, index) => walk(item, `${path}/${index}`));
+      return;
+    }
+    if (!isObject(node)) return;
+    if (typeof node.$id === 'string') {
+      const first = seen.get(node.$id);
+      if (first === undefined) seen.set(node.$id, path);
+      else repeated.push(`${node.$id} at ${path === '' ? '/' : path} and at ${first === '' ? '/' : first}`);
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(key)) continue;
+      if (SCHEMA_MAPS.has(key) && isObject(value)) for (const [name, sub] of Object.entries(value)) walk(sub, `${path}/${key}/${name}`);
+      else walk(value, `${path}/${key}`);
+    }
+  };
+  walk(schema, '');
+  return repeated;
 }
 
 /** A Newtonsoft-style JSON path (`contents[3].name`) for an ajv instance path. */
@@ -504,6 +516,8 @@ function newAjv<T extends Ajv>(ajv: T): T {
   addFormats(ajv);
   return ajv;
 }
+
+const newValidator = (): Ajv2020 => newAjv(new Ajv2020({ strict: false, allErrors: true, logger: false }));
 
 let metaValidators: Map<string, ValidateFunction | undefined> | undefined;
 let openApi31Validator: ValidateFunction | undefined;
@@ -666,7 +680,6 @@ interface Settings {
 }
 
 class EndpointTester {
-  private readonly ajv = newAjv(new Ajv2020({ strict: false, allErrors: true, logger: false }));
   private readonly compiled = new WeakMap<object, ValidateFunction>();
   private readonly extractedIds = new Map<string, string[]>();
 
@@ -920,11 +933,17 @@ class EndpointTester {
     }
   }
 
+  /**
+   * Each response schema is read on its own, as the original parses each with a JSchema of its own:
+   * a fresh ajv per schema, so that two schemas inlining the same file (and its `$id`) do not meet.
+   */
   private compile(schema: Json): ValidateFunction {
-    if (typeof schema !== 'object' || schema === null) return this.ajv.compile(compilable(schema) as object);
+    if (typeof schema !== 'object' || schema === null) return newValidator().compile(schema as unknown as object);
     let validate = this.compiled.get(schema);
     if (validate === undefined) {
-      validate = this.ajv.compile(compilable(schema) as object);
+      const repeated = repeatedIds(schema);
+      if (repeated.length > 0) throw new Error(`the inlined schema declares an $id more than once: ${repeated.join('; ')}`);
+      validate = newValidator().compile(schema);
       this.compiled.set(schema, validate);
     }
     return validate;
@@ -1187,4 +1206,35 @@ export function describeEndpoint(endpoint: EndpointTest): string {
   const requests = endpoint.requests.map((request) => `${request.page !== undefined ? `page=${request.page} ` : ''}${request.status}`).join(', ');
   const messages = endpoint.messages.map((message) => `${message.severity} ${message.code} at '${message.path}': ${message.message}`).join(' | ');
   return `${endpoint.method} ${endpoint.path}${endpoint.optional ? ' (optional)' : ''}: ${endpoint.status} [${requests}]${endpoint.idsTested.length > 0 ? ` ids=${endpoint.idsTested.length}` : ''}${messages === '' ? '' : ` — ${messages}`}`;
+}
+
+export interface UkTestSuite {
+  name: string;
+  required: boolean;
+  /** Every endpoint of the suite PassedValidation or PassedWithWarnings. */
+  success: boolean;
+  endpoints: EndpointTest[];
+}
+
+export interface UkFormatSummary {
+  /** The Open Referral UK format's `service.isValid`: no endpoint at all, optional or not, FailedValidation. */
+  isValid: boolean;
+  testSuites: UkTestSuite[];
+}
+
+/**
+ * What the Open Referral UK response format makes of a result (OpenApiToValidationResponseMapper):
+ * required endpoints in "Level 1", optional ones in "Level 2", each suite present only when it has
+ * endpoints, and validity judged over every endpoint. Messages are not mapped.
+ */
+export function openReferralUkSummary(result: FeedValidationResult): UkFormatSummary {
+  const suite = (name: string, required: boolean): UkTestSuite[] => {
+    const endpoints = result.endpoints.filter((endpoint) => endpoint.optional !== required);
+    if (endpoints.length === 0) return [];
+    return [{ name, required, success: endpoints.every((endpoint) => endpoint.status === 'PassedValidation' || endpoint.status === 'PassedWithWarnings'), endpoints }];
+  };
+  return {
+    isValid: !result.endpoints.some((endpoint) => endpoint.status === 'FailedValidation'),
+    testSuites: [...suite('Level 1 Compliance - Basic checks', true), ...suite('Level 2 Compliance - Extended checks', false)],
+  };
 }

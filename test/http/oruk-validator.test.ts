@@ -8,7 +8,7 @@ import { API, startTestApp } from '../helpers/app.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
 import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
-import { describeEndpoint, validateFeed } from '../helpers/oruk-validator.ts';
+import { describeEndpoint, openReferralUkSummary, validateFeed } from '../helpers/oruk-validator.ts';
 import type { EndpointTest, FeedValidationResult } from '../helpers/oruk-validator.ts';
 
 /**
@@ -123,6 +123,11 @@ describe('the Open Referral UK validator procedure against a running server', ()
   async function assertPassedThoroughly(result: FeedValidationResult): Promise<void> {
     assert.deepEqual(result.notifications, []);
     assert.equal(result.isValid, true);
+    // As the Open Referral UK format reports it: valid, and no failure in either suite (Level 2 holds the optional endpoints).
+    const uk = openReferralUkSummary(result);
+    assert.equal(uk.isValid, true);
+    assert.equal(uk.testSuites.length, 2);
+    for (const suite of uk.testSuites) assert.deepEqual(suite.endpoints.filter((endpoint) => endpoint.status === 'FailedValidation').map(describeEndpoint), [], suite.name);
     const failed = result.endpoints.filter((endpoint) => endpoint.status === 'FailedValidation' || endpoint.status === 'Error');
     assert.deepEqual(failed.map(describeEndpoint), []);
     for (const endpoint of result.endpoints) {
@@ -183,6 +188,10 @@ describe('the Open Referral UK validator procedure against a running server', ()
     ['GET', '/profile', 'PassedValidation'],
     ['GET', '/changes', 'PassedValidation'],
   ];
+  const SUITES_PASSED = [
+    ['Level 1 Compliance - Basic checks', true],
+    ['Level 2 Compliance - Extended checks', true],
+  ];
   const statuses = (result: FeedValidationResult) => result.endpoints.map((endpoint) => [endpoint.method, endpoint.path, endpoint.status]);
 
   it('(a) base URL only: discovery reads openapi_url, because the root version "3.2.3" does not parse as a number', async (t) => {
@@ -193,6 +202,7 @@ describe('the Open Referral UK validator procedure against a running server', ()
     assertOwnSpecification(result);
     await assertPassedThoroughly(result);
     assert.deepEqual(statuses(result), OWN_ENDPOINTS);
+    assert.deepEqual(openReferralUkSummary(result).testSuites.map((suite) => [suite.name, suite.success]), SUITES_PASSED);
   });
 
   it('(b) the official HSDS 3.2.3 openapi.json given', async (t) => {
@@ -218,6 +228,14 @@ describe('the Open Referral UK validator procedure against a running server', ()
       ['GET', '/service_at_locations', 'PassedWithWarnings'],
       ['GET', '/service_at_locations/{id}', 'NotTested'],
     ]);
+    // Each suite holds one services {id} path left NotTested (no ids in an empty list), so neither counts as a success; nothing failed.
+    assert.deepEqual(
+      openReferralUkSummary(result).testSuites.map((suite) => [suite.name, suite.success, suite.endpoints.filter((endpoint) => endpoint.status !== 'PassedValidation' && endpoint.status !== 'PassedWithWarnings').map((endpoint) => endpoint.path)]),
+      [
+        ['Level 1 Compliance - Basic checks', false, ['/services/{id}']],
+        ['Level 2 Compliance - Extended checks', false, ['/service_at_locations/{id}']],
+      ],
+    );
     for (const list of ['services', 'service_at_locations']) {
       const collection = find(result, `/${list}`);
       assert.deepEqual(
@@ -251,6 +269,7 @@ describe('the Open Referral UK validator procedure against a running server', ()
     assertOwnSpecification(result);
     await assertPassedThoroughly(result);
     assert.deepEqual(statuses(result), OWN_ENDPOINTS);
+    assert.deepEqual(openReferralUkSummary(result).testSuites.map((suite) => [suite.name, suite.success]), SUITES_PASSED);
   });
 
   it('the offline fetch fails loudly for anything it has no copy of', async () => {
