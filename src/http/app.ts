@@ -148,6 +148,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(caching, {
     maxAge: options.cacheMaxAge ?? DEFAULT_CACHE_MAX_AGE,
     responseCacheBytes: options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES,
+    renderedSettings: { rootDetails: options.rootDetails ?? {} },
     stores: options.stores,
     publicBaseUrl: options.publicBaseUrl,
     // Hits answered before Fastify take no X-Forwarded-* headers: not for their links' origin, nor to

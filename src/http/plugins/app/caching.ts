@@ -15,6 +15,8 @@ export interface CachingOptions {
   maxAge: number;
   /** Bytes the response cache may hold; 0 turns it off. */
   responseCacheBytes: number;
+  /** The settings whose values appear in responses: part of every ETag, beside the code's digest. */
+  renderedSettings: unknown;
   stores: StoreProvider;
   publicBaseUrl: string | undefined;
   /**
@@ -27,7 +29,7 @@ export interface CachingOptions {
 export default fp<CachingOptions>(
   async (app, options) => {
     const responsesCached = options.responseCacheBytes > 0;
-    await app.register(httpCaching, { maxAge: options.maxAge, responsesCached });
+    await app.register(httpCaching, { maxAge: options.maxAge, renderedSettings: options.renderedSettings, responsesCached });
     // In this order: a cached response is sent already compressed, and compression leaves it; a 200
     // the client holds is kept by the response cache before it becomes a 304, and never compressed.
     await app.register(responseCache, {

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import packageJson from '../../../../package.json' with { type: 'json' };
+import { CODE_DIGEST } from '../../code-digest.ts';
 import { CODING_TAG_SUFFIX, negotiateCoding } from '../../encoding.ts';
 import type { ContentCoding } from '../../encoding.ts';
 import type { Store } from '../../../store/store.ts';
@@ -11,9 +11,9 @@ import { isStream, varyOnEncoding } from './compression.ts';
 
 /**
  * Validators and freshness for edge caches and clients. A response is a function of the dataset
- * version, the URL, this server's code, the origin its links are built on and the content coding
- * (see compression); the ETag names all five, so it changes exactly when the bytes can, and a brotli,
- * a gzip and an identity body each have their own strong ETag.
+ * version, the URL, this server's code and the settings it renders (code-digest.ts), the origin its
+ * links are built on and the content coding (see compression); the ETag names them all, so it changes
+ * whenever the bytes can, and a brotli, a gzip and an identity body each have their own strong ETag.
  *
  * A conditional request is answered 304 only where its plain answer is a 200: a 404, a 400 or a
  * redirect stays what it is. Whether the client's validators match is known before any route runs
@@ -29,6 +29,8 @@ import { isStream, varyOnEncoding } from './compression.ts';
 export interface HttpCachingOptions {
   /** Seconds responses may be cached (Cache-Control max-age). */
   maxAge: number;
+  /** The settings whose values appear in responses (the root's details), as JSON-able data. */
+  renderedSettings: unknown;
   /** Whether the response cache keeps successful buffered responses. */
   responsesCached: boolean;
 }
@@ -64,8 +66,11 @@ export const codingFor = (headers: IncomingHttpHeaders, kept: boolean): ContentC
 const isStreamed = (request: FastifyRequest, route: FastifyRequest['routeOptions']): boolean =>
   route.config.streamed?.((request.query ?? {}) as Record<string, unknown>) === true;
 
-/** The part of a representation that is not in its URL: the code that renders it and the link origin. */
-const representationTag = (origin: string): string => hash('sha1', `${packageJson.version}\n${origin}`, 'base64url').slice(0, 10);
+/** What the responses of a server are made by, besides the dataset: its code and the settings it renders. */
+export const renderingTag = (renderedSettings: unknown): string => hash('sha1', `${CODE_DIGEST}\n${JSON.stringify(renderedSettings)}`, 'base64url');
+
+/** The part of a representation that is not in its URL: what renders it and the link origin. */
+const representationTag = (rendering: string, origin: string): string => hash('sha1', `${rendering}\n${origin}`, 'base64url').slice(0, 10);
 
 /** Whether an If-None-Match header lists this ETag (or `*`); weak comparison, as RFC 9110 asks for GET. */
 function matchesAny(header: string, etag: string): boolean {
@@ -90,11 +95,17 @@ export function clientHolds(headers: IncomingHttpHeaders, etag: string, lastModi
  */
 export class Validators {
   private last: { version: string; origin: string; etags: Record<ContentCoding, string>; lastModified: string } | undefined;
+  private readonly rendering: string;
+
+  /** `rendering`: see renderingTag. */
+  constructor(rendering: string) {
+    this.rendering = rendering;
+  }
 
   of(version: string, publishedAt: string, origin: string, coding: ContentCoding): { etag: string; lastModified: string } {
     let last = this.last;
     if (last?.version !== version || last.origin !== origin) {
-      const tag = `${version}.${representationTag(origin)}`;
+      const tag = `${version}.${representationTag(this.rendering, origin)}`;
       const etag = (coding: ContentCoding) => `"${tag}${CODING_TAG_SUFFIX[coding]}"`;
       last = { version, origin, etags: { br: etag('br'), gzip: etag('gzip'), identity: etag('identity') }, lastModified: new Date(publishedAt).toUTCString() };
       this.last = last;
@@ -156,10 +167,10 @@ export function sendNotModified(reply: FastifyReply): FastifyReply {
 }
 
 export default fp<HttpCachingOptions>(
-  async (app, { maxAge, responsesCached }) => {
+  async (app, { maxAge, renderedSettings, responsesCached }) => {
     const success = successPolicy(maxAge);
     const error = errorPolicy(maxAge);
-    app.decorate('validators', new Validators());
+    app.decorate('validators', new Validators(renderingTag(renderedSettings)));
     app.decorateRequest('negotiatedCoding', undefined);
     app.decorateRequest('contentCoding', function (this: FastifyRequest): ContentCoding {
       if (this.negotiatedCoding === undefined) {
