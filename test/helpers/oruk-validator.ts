@@ -16,6 +16,9 @@ import addFormatsModule from 'ajv-formats';
  * - JSON Schema validation: ajv's Draft 2020-12 validator (strict: false, allErrors, ajv-formats)
  *   stands in for Newtonsoft.Json.Schema, so error wording differs, keywords of older drafts are
  *   not read, and the DateTime round trip Newtonsoft applies to date-like strings is not done.
+ *   The inlined schema is compiled with every keyword it has. Stricter than the original: a schema
+ *   that declares an `$id` twice, or that ajv cannot compile, is a `validationException` (see
+ *   repeatedIds), where the original falls back to the schema with its `$ref`s unresolved.
  * - The JSON Schema meta-schemas for the spec check come built into ajv, not over HTTP; draft-04
  *   is not available (reported as the original reports a meta-schema it could not load).
  * - .NET float parsing and "0.0" formatting of the root `version` are emulated (invariant culture).
