@@ -43,14 +43,14 @@ describe('IRS SORT_NAME on the whole Wyoming file', () => {
     const kept = withSortName.filter((row) => served.get(row.EIN!) !== undefined);
     for (const row of kept) assert.equal(served.get(row.EIN!), row.SORT_NAME!.trim());
     for (const row of rows.filter((row) => row.SORT_NAME!.trim() === '')) assert.equal(served.get(row.EIN!), undefined);
-    // Measured on this file: 1,487 rows have a SORT_NAME; 65 name a person or a care-of line, 2 are
-    // filing notes, 6 repeat NAME.
+    // Measured on this file: 1,487 rows have a SORT_NAME; 74 name a person or a care-of line (65 by a
+    // marker, 9 by the shape of a person's name), 2 are filing notes, 6 repeat NAME.
     assert.equal(withSortName.length, 1_487);
     assert.deepEqual(
       Object.fromEntries([...notes].map(([kind, note]) => [kind, note.count])),
-      { [PERSON_OR_CARE_OF]: 65, [NOT_A_NAME]: 2, [SAME_AS_NAME]: 6 },
+      { [PERSON_OR_CARE_OF]: 74, [NOT_A_NAME]: 2, [SAME_AS_NAME]: 6 },
     );
-    assert.equal(kept.length, withSortName.length - 65 - 2 - 6);
+    assert.equal(kept.length, withSortName.length - 74 - 2 - 6);
   });
 
   it('serves no value with a trustee, member or care-of marker', () => {
@@ -179,5 +179,65 @@ describe('IRS SORT_NAME words that are organization names, not markers', () => {
   }
   for (const value of ['CO RYAN MARTIN', 'ATT CARLA S MOORE', 'KATHLEEN BAUER - EXEC DIR']) {
     it(`leaves out "${value}"`, () => assert.equal(sortNameOmission(value, 'ANOTHER NAME')?.kind, PERSON_OR_CARE_OF));
+  }
+});
+
+describe('IRS SORT_NAME values that name a person by their shape (issue 37)', () => {
+  // The issue's examples, from the bundled files: a person's name alone, or before a role word whole,
+  // cut short or misspelt, and care-of lines.
+  const people: [value: string, reason: string][] = [
+    ['BISZANTZ GARY E C0-TTEE', 'names a trustee (C0-TTEE)'],
+    ['MAYER JAMES I TRES', 'names an officer, member or agent (TRES after a name)'],
+    ['ORME MIRTHA T PRE', 'names an officer, member or agent (PRE after a name)'],
+    ['ATTENTION MICHAEL S FEELEY', 'an in-care-of line (ATTENTION)'],
+    ['GALUCKI LEE J', "is a person's name (surname, given name and initial)"],
+    ['HOAGLAND MORTON M TR OFFICER', 'names an officer, member or agent (OFFICER after a name)'],
+    ['THE PLANTORY ATTN PLOWSHARES', 'an in-care-of line (ATTN)'],
+    ['MARVIN L ROBISON', "is a person's name (given name, initial and surname)"],
+    ['GINGER ATKINS', "is a person's name (given name and surname)"],
+    ['MANAFORT FRANK G JR', "is a person's name (surname, given name and initial)"],
+    ['WILLIAM COLWELL SEC', 'names an officer, member or agent (SEC after a name)'],
+    ['LARRY STETLER - ADMIN', 'names an officer, member or agent (ADMIN after a name)'],
+  ];
+  for (const [value, reason] of people) {
+    it(`leaves out "${value}", saying why without the value`, () => {
+      const omission = sortNameOmission(value, 'COMMUNITY CHURCH INC');
+      assert.deepEqual(omission, { kind: PERSON_OR_CARE_OF, reason });
+      const marker = /\(([^ )]+)/.exec(reason)![1];
+      for (const word of value.split(' ').filter((word) => word.length > 3 && word !== marker)) assert.ok(!omission!.reason.includes(word), word);
+    });
+  }
+
+  // Organization names near a person's shape: units named after people, places, chapters, and role
+  // words with no person before them.
+  const organizations: [value: string, name: string][] = [
+    ['79 POST LOUIS S OFFICER', 'AMERICAN LEGION'],
+    ['41 ARKANSAS WILDLIFE OFFICER', 'FRATERNAL ORDER OF POLICE'],
+    ['JAMES K POLK', 'NATIONAL SOCIETY OF THE DAUGHTERS OF THE AMERICAN REVOLUTION'],
+    ['JAMES HUEY', 'NATIONAL SOCIETY OF THE SONS OF THE AMERICAN REVOLUTION'],
+    ['SIDNEY LANIER', 'PTA OKLAHOMA CONGRESS'],
+    ['10 JOE QUESENBERRY', 'AMERICAN LEGION AUXILIARY'],
+    ['DISTRICT C KENTUCKY', 'NATIONAL RURAL LETTER CARRIERS ASSOCIATION'],
+    ['POST B FREMONT', 'TRAVELERS PROTECTIVE ASSN OF AMERICA'],
+    ['UTAH DEFENSE A', 'HILL-DDO-95 INC'],
+    ['WASHINGTON D C', 'CITIZENS COMMISSION ON HUMAN RIGHTS'],
+    ['GARLAND COUNTY', 'HABITAT FOR HUMANITY INTERNATIONAL INC'],
+    ['WAYNE ACADEMY', 'WAYNE COUNTY SCHOOL FOUNDATION'],
+    ['LAWRENCE KANSAS', 'ALTRUSA INTERNATIONAL FOUNDATION INC'],
+    ['STERLING NE', 'RURITAN NATIONAL CORP'],
+    ['HOLLY BRANCH', 'NATIONAL LEAGUE OF AMERICAN PEN WOMEN INC'],
+    ['LOCAL 123', 'UNITED STEELWORKERS'],
+    ['BETA CHAPTER', 'PHI THETA KAPPA FRATERNITY'],
+    ['ST LOUIS', 'ROTARY INTERNATIONAL'],
+    ['PORT ALLEN', 'ROTARY INTERNATIONAL'],
+    ['JACKSON SEC', 'ILLUMINATING ENGINEERING SOCIETY'],
+    ['OKLAHOMA CITY SEC', 'ILLUMINATING ENGINEERS SOCIETY'],
+    ['SINGING HILLS CFO', 'ASSOCIATION OF CAMPS FARTHEST OUT INC'],
+    ['CINDERELLA PRE SCHOOL', 'CINDERELLA NURSERY DAY CARE CENTER'],
+    ['CEST TRES BON', 'CEST TRES BON INC'],
+    ['ATTENTION HOMES', 'ATTENTION HOMES INC'],
+  ];
+  for (const [value, name] of organizations) {
+    it(`keeps "${value}" of ${name}`, () => assert.equal(sortNameOmission(value, name), undefined));
   }
 });
