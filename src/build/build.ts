@@ -49,6 +49,8 @@ export interface BuildOptions {
   now?: () => Date;
   /** Check everything, write nothing: the file at `target` is neither created nor touched. */
   dryRun?: boolean;
+  /** Called once the input is read and checked, before anything is written: a throw stops the build. */
+  beforeWriting?: (organizations: number) => void;
   /** What the live dataset knew, if any: organizations unchanged since it keep their `last_modified`. */
   previous?: PreviousVersions;
   /** Keep each item's searchable words in the snapshot too, for loading it into another backend. */
@@ -103,6 +105,7 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
     db.exec('ROLLBACK');
     return { version: '', publishedAt: '', organizations: staged.published, ...counts };
   }
+  options.beforeWriting?.(staged.published);
 
   const hash = createHash('sha256');
   const previous = options.previous ?? PreviousVersions.none;

@@ -191,7 +191,9 @@ class WorkerRenderer implements BatchRenderer {
   constructor(vocabulary: RenderVocabulary) {
     this.worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: vocabulary, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 32 } });
     this.worker.on('message', (reply: WorkerReply) => {
-      const waiting = this.waiting.get(reply.batch)!;
+      const waiting = this.waiting.get(reply.batch);
+      // A batch dropped by close() after the build failed elsewhere (a full disk, say): nobody waits for it.
+      if (waiting === undefined) return;
       this.waiting.delete(reply.batch);
       if ('error' in reply) waiting.reject(new Error(`rendering organizations failed: ${reply.error}`));
       else waiting.resolve(reply.rendered);

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BUILDING_SUFFIX,
@@ -15,11 +15,12 @@ import {
 } from '../store/sqlite/snapshot-directory.ts';
 import { buildSnapshot } from '../build/build.ts';
 import { acquireLock } from './import-lock.ts';
-import { onDisk, storageFault } from './storage-faults.ts';
+import { StorageFault, onDisk, storageFault } from './storage-faults.ts';
 import { syncPath } from '../build/durable.ts';
 import { PreviousVersions } from '../build/previous-versions.ts';
 import type { BuildOptions, BuildResult } from '../build/build.ts';
 import type { DatasetInput } from '../hsds/records.ts';
+import { formatCount } from '../text.ts';
 
 
 export interface PublishResult extends BuildResult {
@@ -67,6 +68,67 @@ function removeOldSnapshots(dataDir: string, keep: readonly string[]): void {
   }
 }
 
+/**
+ * Bytes of snapshot per organization, to foresee how much room an import needs: the bundled IRS
+ * data's snapshot at store format 12 (775 MB for 326,224 organizations; the search index, facets
+ * and history included), rounded up. The live snapshot's own ratio is used instead when it holds
+ * enough organizations for its fixed part (the taxonomies) not to dominate.
+ */
+const BYTES_PER_ORGANIZATION = 2_400;
+const ORGANIZATIONS_FOR_OWN_RATIO = 10_000;
+
+/** The room a snapshot of `organizations` is expected to take, judged from the live one where it can be. */
+function expectedSnapshotBytes(organizations: number, live: string | undefined): number {
+  let perOrganization = BYTES_PER_ORGANIZATION;
+  if (live !== undefined) {
+    try {
+      const { organizations: liveOrganizations } = summarizeSnapshot(live);
+      if (liveOrganizations >= ORGANIZATIONS_FOR_OWN_RATIO) perOrganization = statSync(live).size / liveOrganizations;
+    } catch {
+      // A live snapshot that cannot be read says nothing: the default stands.
+    }
+  }
+  return Math.ceil(organizations * perOrganization);
+}
+
+const freeBytes = (directory: string): number => {
+  const { bavail, bsize } = statfsSync(directory);
+  return bavail * bsize;
+};
+
+const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes < 10e6 ? 1 : 0)} MB`;
+
+/**
+ * The room an import needs, seen once it knows how many organizations it writes. Refused at once when
+ * the free space is clearly too small (under half what is expected: a publisher's records may be
+ * smaller than the IRS data's); otherwise the figures go into the message of a full disk later on.
+ */
+class RoomForSnapshot {
+  needed: number | undefined;
+  free: number | undefined;
+  private readonly directory: string;
+  private readonly live: string | undefined;
+
+  constructor(directory: string, live: string | undefined) {
+    this.directory = directory;
+    this.live = live;
+  }
+
+  check(organizations: number): void {
+    this.needed = expectedSnapshotBytes(organizations, this.live);
+    this.free = onDisk(this.directory, () => freeBytes(this.directory));
+    if (this.free < this.needed / 2) {
+      throw new StorageFault(`${this.directory}: not enough free space: ${formatCount(organizations)} organizations need about ${megabytes(this.needed)}, and ${megabytes(this.free)} are free`);
+    }
+  }
+
+  /** A full disk's fault, with what was expected and what was free. */
+  explain(fault: StorageFault): StorageFault {
+    if (this.needed === undefined || this.free === undefined || !/disk is full|quota/.test(fault.message)) return fault;
+    return new StorageFault(`${fault.message} (this import needs about ${megabytes(this.needed)}; ${megabytes(this.free)} were free when it began writing)`);
+  }
+}
+
 const timestampForName = (iso: string): string => iso.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
 
 /**
@@ -78,7 +140,7 @@ const timestampForName = (iso: string): string => iso.replace(/[-:]/g, '').repla
 export async function publishDataset(
   input: DatasetInput | (() => Promise<DatasetInput>),
   dataDir: string,
-  options: Omit<BuildOptions, 'dryRun' | 'previous'> = {},
+  options: Omit<BuildOptions, 'dryRun' | 'previous' | 'beforeWriting'> = {},
 ): Promise<PublishResult> {
   const directory = snapshotsPath(dataDir);
   onDisk(directory, () => mkdirSync(directory, { recursive: true }));
@@ -88,13 +150,17 @@ export async function publishDataset(
     onDisk(directory, () => removeLeftovers(dataDir));
     const building = join(directory, `${process.pid}-${Date.now()}${BUILDING_SUFFIX}`);
     const previousVersions = PreviousVersions.fromSnapshot(previous === undefined ? undefined : join(directory, previous));
+    const room = new RoomForSnapshot(directory, previous === undefined ? undefined : join(directory, previous));
     let result: BuildResult;
     try {
       const dataset = typeof input === 'function' ? await input() : input;
-      result = await buildSnapshot(dataset, building, { ...options, previous: previousVersions }).catch((error: unknown) => {
-        rmSync(building, { force: true });
-        throw storageFault(error, building) ?? error;
-      });
+      result = await buildSnapshot(dataset, building, { ...options, previous: previousVersions, beforeWriting: (organizations) => room.check(organizations) }).catch(
+        (error: unknown) => {
+          rmSync(building, { force: true });
+          const fault = storageFault(error, building);
+          throw fault === undefined ? error : room.explain(fault);
+        },
+      );
     } finally {
       previousVersions.close();
     }
