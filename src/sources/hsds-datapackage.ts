@@ -108,7 +108,7 @@ export function hsdsDatapackageSource(directory: string): Source {
     const organizationOf = new Map<string, string>();
     for await (const row of rowsOf('services', context)) {
       const id = canonicalId(row.required('id', 'id'));
-      const organization = row.optional('organization_id', 'id');
+      const organization = row.optionalId('organization_id', 'id');
       if (row.valid && organization !== undefined) organizationOf.set(id, canonicalId(organization));
     }
     return organizationOf;
@@ -118,7 +118,7 @@ export function hsdsDatapackageSource(directory: string): Source {
     let websiteColumn: 'website' | 'url' | undefined;
     for await (const row of rowsOf('organizations', context)) {
       websiteColumn ??= row.has('website') || !row.has('url') ? 'website' : 'url';
-      const parent = row.optional('parent_organization_id', 'id');
+      const parent = row.optionalId('parent_organization_id', 'id');
       const record: OrganizationRecord = {
         externalId: canonicalId(row.required('id', 'id')),
         // HSDS has no publication status: every organization given is published.
@@ -173,7 +173,7 @@ export function hsdsDatapackageSource(directory: string): Source {
       return { organization, ...term, lenientReferences: true, at: row.at('service_id') };
     };
     for await (const row of rowsOf('attributes', context)) {
-      const entity = row.optional('link_entity', 'text')?.toLowerCase();
+      const entity = row.optionalId('link_entity', 'text')?.toLowerCase();
       if (entity !== 'organization' && entity !== 'service') {
         row.warning(
           'attribute not linked to an organization or service',
@@ -243,9 +243,9 @@ export function hsdsDatapackageSource(directory: string): Source {
   /** 3.1+ `url` rows of organizations, as their additional websites; those of services are not served (no services here). */
   async function* urls(context: ReadContext): AsyncGenerator<UrlLink> {
     for await (const row of rowsOf('urls', context)) {
-      const organization = row.optional('organization_id', 'id');
+      const organization = row.optionalId('organization_id', 'id');
       if (organization === undefined) {
-        if (row.optional('service_id', 'id') !== undefined) context.diagnostics.note('website of a service (not served)', row.at('service_id'), 'this profile has no services; left out');
+        if (row.optionalId('service_id', 'id') !== undefined) context.diagnostics.note('website of a service (not served)', row.at('service_id'), 'this profile has no services; left out');
         else row.warning('website of nothing', 'organization_id', 'has neither organization_id nor service_id; left out');
         continue;
       }

@@ -81,8 +81,9 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
     for (const table of ['taxonomy_terms', 'taxonomy_terms_v2'] as const) {
       for await (const row of rowsOf(table, context)) {
         const termId = canonicalId(row.required('id', 'id'));
-        const taxonomyText = row.optional('taxonomy', 'text');
-        const given = table === 'taxonomy_terms' ? row.optional('taxonomy_id', 'id') : undefined;
+        // A 2.0 term's `taxonomy` names its taxonomy; a 3.x term's is free text.
+        const taxonomyText = table === 'taxonomy_terms_v2' ? row.optionalId('taxonomy', 'text') : row.optional('taxonomy', 'text');
+        const given = table === 'taxonomy_terms' ? row.optionalId('taxonomy_id', 'id') : undefined;
         let taxonomy = outsideTaxonomy(undefined);
         let taxonomyId: string | undefined;
         if (table === 'taxonomy_terms_v2') {
@@ -98,11 +99,11 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
             'term of a taxonomy not in the package',
           );
         }
-        const parentId = row.optional('parent_id', 'id');
+        const parentId = row.optionalId('parent_id', 'id');
         const record: TaxonomyTermRecord = {
           taxonomy,
           // Codes must be unique within a taxonomy; a term without one is known by its id.
-          code: (table === 'taxonomy_terms' ? row.optional('code', 'code') : undefined) ?? termId,
+          code: (table === 'taxonomy_terms' ? row.optionalId('code', 'code') : undefined) ?? termId,
           id: servedId(termId),
           name: row.required(table === 'taxonomy_terms' ? 'name' : 'term', 'name'),
           description: row.optional('description', 'description') ?? '',
@@ -134,7 +135,7 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
     const firstLine = new Map<string, number>();
     for await (const row of rowsOf('taxonomy_v1', context)) {
       const termId = canonicalId(row.required('id', 'code'));
-      const vocabulary = row.optional('vocabulary', 'name');
+      const vocabulary = row.optionalId('vocabulary', 'name');
       const code = vocabulary === undefined ? UNNAMED_TAXONOMY : codeOfName(vocabulary);
       if (!taxonomies.has(code)) taxonomies.set(code, { code, name: vocabulary ?? 'Taxonomy', description: '', at: row.at('vocabulary') });
       const record: TaxonomyTermRecord = {
@@ -147,7 +148,7 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
         lenientReferences: true,
         at: row.at(),
       };
-      const parentId = row.optional('parent_id', 'code');
+      const parentId = row.optionalId('parent_id', 'code');
       if (!row.valid) continue;
       const first = firstLine.get(termId);
       if (first !== undefined) {

@@ -79,7 +79,7 @@ async function* terms(files: readonly string[], context: ReadContext): AsyncGene
       code: row.required('code', 'code'),
       name: row.required('name', 'name'),
       description: row.optional('description', 'description') ?? '',
-      parentCode: row.optional('parent_code', 'code'),
+      parentCode: row.optionalId('parent_code', 'code'),
       termUri: row.url('term_uri'),
       at: row.at(),
     };
@@ -109,7 +109,7 @@ async function* organizations(files: readonly string[], context: ReadContext): A
       externalId: row.required('id', 'id'),
       status: row.oneOf('status', STATUSES) ?? 'unpublished',
       ...organizationDetails(row),
-      parentExternalId: row.optional('parent_id', 'id'),
+      parentExternalId: row.optionalId('parent_id', 'id'),
       identifiers: [],
       tags: [],
       at: row.at(),

@@ -16,7 +16,7 @@ export async function readNteeTerms(file: string, context: ReadContext): Promise
       code: fields.required('code', 'code'),
       name: fields.required('title', 'name'),
       description: fields.optional('definition', 'description') ?? '',
-      parentCode: fields.optional('parent_code', 'code'),
+      parentCode: fields.optionalId('parent_code', 'code'),
       at: fields.at(),
     };
     if (fields.valid) terms.push(term);

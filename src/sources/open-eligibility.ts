@@ -33,7 +33,7 @@ export async function readOpenEligibilityTerms(file: string, context: ReadContex
     const officialId = fields.required('id', 'code');
     const name = fields.required('name', 'name');
     const description = fields.optional('description', 'description') ?? '';
-    const parentId = fields.optional('parent_id', 'code');
+    const parentId = fields.optionalId('parent_id', 'code');
     const levelText = fields.required('level', 'text');
     const level = /^[1-9]\d{0,2}$/.test(levelText) ? Number(levelText) : undefined;
     if (level === undefined && levelText !== '') fields.error('level', `must be a whole number from 1 (a top-level term), got "${levelText}"`);

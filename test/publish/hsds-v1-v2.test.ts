@@ -55,7 +55,7 @@ describe('an HSDS 1.x package (taxonomy.csv, services_taxonomy.csv)', () => {
     await importAndServe(files, async (app, run) => {
       assert.match(run.text, /read as HSDS 1\.x: organizations\.csv, taxonomy\.csv, services\.csv, services_taxonomy\.csv/);
       assert.match(run.text, /warning: 2 × website without http\(s\):\/\/, served with http:\/\//);
-      assert.match(run.text, /"ourlibrary" is not an absolute http\(s\) URL; left out/);
+      assert.match(run.text, /\[url\]: "ourlibrary" is not an absolute http\(s\) URL; dropped/);
       assert.match(run.text, /taxonomy\.csv:5 \[id\]: BH is already the id of the term on line 4; this row is left out/);
       assert.match(run.text, /services_taxonomy\.csv:6 \[service_id\]: is linked to organization 99, which is not in the input; left out/);
       assert.match(run.text, /services_taxonomy\.csv:7 \[taxonomy_id\]: names term ZZ-0000, which is not in taxonomy\.csv; left out/);

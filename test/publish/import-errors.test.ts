@@ -198,20 +198,43 @@ describe('bad input: a located error, a non-zero exit, nothing published, the li
     }
   });
 
-  it('drops an invalid email or URL with a warning, and publishes', async () => {
+  it('drops an optional value that breaks its rule, with a warning naming it, and publishes the record; --strict refuses it', async () => {
     const target = temporaryDirectory();
     const sources = temporaryDirectory();
     try {
-      const organizations = ORGANIZATIONS.replace('info@food.springfield.example', 'info at food bank').replace('https://harborlight.example', 'harborlight dot example');
-      const run = await runCommand('import', target.path, [nativeSourceDir(sources.path, { 'organizations.csv': organizations })]);
+      const organizations = ORGANIZATIONS.replace('info@food.springfield.example', 'info at food bank')
+        .replace('https://harborlight.example', 'harborlight dot example')
+        .replace(',1984,', ',test31,')
+        .replace(',SFB,', `,${'S'.repeat(600)},`)
+        .replace(',987654321,', ',98765\x0b4321,');
+      const folder = nativeSourceDir(sources.path, { 'organizations.csv': organizations });
+      const run = await runCommand('import', target.path, [folder]);
       assert.equal(run.code, 0, run.text);
-      assert.match(run.text, /warning: 1 × invalid email dropped, e\.g\.\n {2}.*organizations\.csv:2 \[email\]: "info at food bank" is not an email address; left out/);
-      assert.match(run.text, /warning: 1 × invalid URL dropped/);
+      const at = (line: number, field: string): string => `  ${join(folder, 'organizations.csv')}:${line} [${field}]: `;
+      for (const [field, line, message] of [
+        ['email', 2, '"info at food bank" is not an email address; dropped'],
+        ['website', 5, '"harborlight dot example" is not an absolute http(s) URL; dropped'],
+        ['year_incorporated', 2, '"test31" is not a four-digit year; dropped'],
+        ['alternate_name', 2, `"${'S'.repeat(80)}…" is 600 characters long; the limit is 500; dropped`],
+        ['tax_id', 5, '"98765\\x0b4321" holds a control character (shown escaped); dropped'],
+      ] as const) {
+        const summary = run.output.indexOf(`warning: 1 × invalid ${field} dropped, e.g.`);
+        assert.ok(summary >= 0, `${field}:\n${run.text}`);
+        assert.equal(run.output[summary + 1], `${at(line, field)}${message}`);
+      }
+      assert.match(run.text, /Published dataset \w+: 4 organizations/);
       const { app } = await serveDataDir(target.path);
       const bank = await getJson(app, `${API}/organizations/${organizationId('SPR-001')}`);
-      assert.equal(bank.body.email, undefined);
-      assert.equal(bank.body.website, 'https://food.springfield.example');
+      assert.deepEqual([bank.body.email, bank.body.year_incorporated, bank.body.alternate_name], [undefined, undefined, undefined]);
+      assert.deepEqual([bank.body.website, bank.body.tax_id, bank.body.legal_status], ['https://food.springfield.example', '123456789', 'Corporation']);
+      const shelter = await getJson(app, `${API}/organizations/${organizationId('SPR-004')}`);
+      assert.deepEqual([shelter.body.website, shelter.body.tax_id, shelter.body.name], [undefined, undefined, 'Harbor Light Shelter']);
       await app.close();
+
+      const strict = await runCommand('validate', target.path, [folder], { strict: true });
+      assert.equal(strict.code, 1, strict.text);
+      assert.ok(strict.output.includes(`error: ${at(2, 'year_incorporated').trim()} "test31" is not a four-digit year; dropped (a warning, fatal with --strict)`), strict.text);
+      assert.equal(strict.output.filter((line) => / dropped \(a warning, fatal with --strict\)$/.test(line)).length, 5, strict.text);
     } finally {
       target.remove();
       sources.remove();

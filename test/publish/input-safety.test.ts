@@ -220,7 +220,7 @@ describe('control characters in what import and validate print', () => {
     });
     const run = await runCommand('validate', join(work.path, 'data'), [sources]);
     assert.equal(run.code, 0, run.text);
-    assert.ok(run.output.includes(`  ${escapeControlCharacters(join(sources, 'organizations.csv'))}:2 [email]: "info\\x1b]0;pwned\\x07" is not an email address; left out`), run.text);
+    assert.ok(run.output.includes(`  ${escapeControlCharacters(join(sources, 'organizations.csv'))}:2 [email]: "info\\x1b]0;pwned\\x07" is not an email address; dropped`), run.text);
     assert.ok(!run.text.includes('\u001b'), run.text);
   });
 });

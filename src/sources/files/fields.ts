@@ -35,6 +35,9 @@ const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9
 /** A host name with a dot and a top-level domain of letters, then optionally a port and a path. */
 const HOST_FIRST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d{1,5})?(?:[/?#]\S*)?$/i;
 
+/** How much of a dropped value its warning quotes. */
+const QUOTED_LENGTH = 80;
+
 /**
  * Reads the fields of one source row, reporting each problem at its file, line and field.
  * `valid` turns false on any error, so the caller can skip the row (reading goes on).
@@ -74,28 +77,45 @@ export class RowFields {
   }
 
   /**
-   * A trimmed value in NFC, or undefined when empty; an error when over the limit for its kind, or
-   * when a field that names something holds a control character.
+   * The trimmed value in NFC (undefined when empty), and what breaks its kind's rule if anything does:
+   * a length over the limit, or a control character in a field that names something.
    */
-  optional(column: string, kind: FieldKind): string | undefined {
+  private read(column: string, kind: FieldKind): { value?: string; flaw?: 'too long' | 'control character' } {
     const trimmed = this.row.fields[column]?.trim();
-    if (trimmed === undefined || trimmed === '') return undefined;
+    if (trimmed === undefined || trimmed === '') return {};
     const value = toNfc(trimmed);
-    const limit = FIELD_LIMITS[kind];
-    if (value.length > limit) {
-      this.error(column, `is ${value.length} characters long; the limit is ${limit}`);
-      return undefined;
-    }
-    if (NAMING_KINDS.has(kind) && hasControlCharacters(value)) {
-      this.error(column, `"${value}" holds a control character (shown escaped); an id or code must be printable text`);
-      return undefined;
-    }
-    return value;
+    if (value.length > FIELD_LIMITS[kind]) return { value, flaw: 'too long' };
+    if (NAMING_KINDS.has(kind) && hasControlCharacters(value)) return { value, flaw: 'control character' };
+    return { value };
   }
 
-  /** Like optional, and an error when empty. Returns '' on error so records stay well-typed. */
+  /**
+   * An optional value that describes the record (a description, an email, a tax id...): undefined when
+   * empty. A value that breaks its field's rule is dropped with a warning and the record is kept,
+   * whatever the rule: one flawed detail must not keep the rest of an export from being published.
+   */
+  optional(column: string, kind: FieldKind): string | undefined {
+    const { value, flaw } = this.read(column, kind);
+    if (value === undefined || flaw === undefined) return value;
+    const why = flaw === 'too long' ? `is ${value.length} characters long; the limit is ${FIELD_LIMITS[kind]}` : 'holds a control character (shown escaped)';
+    return this.drop(column, value, why);
+  }
+
+  /**
+   * An optional id, code or reference, which says which record this is or which it links to: a
+   * value that breaks its rule is an error, since it cannot be dropped without changing what links where.
+   */
+  optionalId(column: string, kind: FieldKind): string | undefined {
+    const { value, flaw } = this.read(column, kind);
+    if (value === undefined || flaw === undefined) return value;
+    if (flaw === 'too long') this.error(column, `is ${value.length} characters long; the limit is ${FIELD_LIMITS[kind]}`);
+    else this.error(column, `"${value}" holds a control character (shown escaped); an id or code must be printable text`);
+    return undefined;
+  }
+
+  /** Like optionalId, and an error when empty. Returns '' on error so records stay well-typed. */
   required(column: string, kind: FieldKind): string {
-    const value = this.optional(column, kind);
+    const value = this.optionalId(column, kind);
     if (value === undefined) {
       if ((this.row.fields[column]?.trim() ?? '') === '') this.error(column, 'is required and empty');
       return '';
@@ -103,27 +123,32 @@ export class RowFields {
     return value;
   }
 
-  /** An email address; an invalid one is dropped with a warning. */
-  email(column: string): string | undefined {
-    const value = this.optional(column, 'email');
-    if (value === undefined || EMAIL.test(value)) return value;
-    this.warning('invalid email dropped', column, `"${value}" is not an email address; left out`);
+  /** The one warning for an optional value that breaks its field's rule, naming the value; nothing is served in its place. */
+  private drop(column: string, value: string, why: string): undefined {
+    const shown = value.length > QUOTED_LENGTH ? `${value.slice(0, QUOTED_LENGTH)}…` : value;
+    this.warning(`invalid ${column} dropped`, column, `"${shown}" ${why}; dropped`);
     return undefined;
   }
 
-  /** An absolute http(s) URL; anything else is dropped with a warning. */
+  /** An email address. */
+  email(column: string): string | undefined {
+    const value = this.optional(column, 'email');
+    if (value === undefined || EMAIL.test(value)) return value;
+    return this.drop(column, value, 'is not an email address');
+  }
+
+  /** An absolute http(s) URL. */
   url(column: string): string | undefined {
     const value = this.optional(column, 'url');
     if (value === undefined) return undefined;
     if (URL.canParse(value) && /^https?:\/\/[^\s]+$/i.test(value) && new URL(value).hostname !== '') return value;
-    this.warning('invalid URL dropped', column, `"${value}" is not an absolute http(s) URL; left out`);
-    return undefined;
+    return this.drop(column, value, 'is not an absolute http(s) URL');
   }
 
   /**
    * A website: an absolute http(s) URL, or a host name written without a scheme (`www.example.org`,
    * `example.org/about`, as HSDS 1.x data often has it), which is served with `http://` in front and
-   * counted in a warning. Anything else is dropped with a warning.
+   * counted in a warning. Anything else is dropped.
    */
   website(column: string): string | undefined {
     const value = this.optional(column, 'url');
@@ -138,8 +163,7 @@ export class RowFields {
     const value = this.optional(column, 'text');
     if (value === undefined) return undefined;
     if (/^\d{4}$/.test(value)) return Number(value);
-    this.error(column, `must be a four-digit year, got "${value}"`);
-    return undefined;
+    return this.drop(column, value, 'is not a four-digit year');
   }
 
   /** One of a fixed set of values, compared trimmed and ignoring case; a warning when it is not written exactly so. */
