@@ -61,6 +61,8 @@ const ENCODINGS = [
 interface MemorySample {
   second: number;
   rss: number;
+  /** Of rss, what is not a mapped file: V8's heap, buffers, what the allocator holds. */
+  anonymous: number;
   /** From the server's /metrics (prom-client): V8 heap used and reserved, and memory V8 knows of outside its heap. */
   heapUsed?: number;
   heapTotal?: number;
@@ -202,13 +204,14 @@ async function main(): Promise<number> {
     const loadStarted = performance.now();
     let previous = { at: loadStarted, requests: requestsAnswered((await fetchRaw(`${ORIGIN}/metrics`)).body.toString()), server: cpuSeconds(server.pid!), wrk: cpuSeconds(wrk.pid) };
     const sample = async (second: number, underLoad: boolean): Promise<MemorySample> => {
-      const rss = residentMemory(server.pid!).rss;
+      const { rss, anonymous } = residentMemory(server.pid!);
       const text = (await fetchRaw(`${ORIGIN}/metrics`)).body.toString();
       const now = { at: performance.now(), requests: requestsAnswered(text), server: cpuSeconds(server.pid!), wrk: underLoad ? cpuSeconds(wrk.pid) : previous.wrk };
       const elapsed = (now.at - previous.at) / 1000;
       const result: MemorySample = {
         second,
         rss,
+        anonymous,
         logBytes,
         heapUsed: metricValue(text, 'nodejs_heap_size_used_bytes'),
         heapTotal: metricValue(text, 'nodejs_heap_size_total_bytes'),
@@ -248,6 +251,7 @@ async function main(): Promise<number> {
     const rows = [...memory, idle].map((entry) => [
       entry === idle ? `${entry.second} (idle)` : String(entry.second),
       mib(entry.rss),
+      mib(entry.anonymous),
       mib(entry.heapUsed),
       mib(entry.heapTotal),
       mib(entry.external),
@@ -287,7 +291,7 @@ async function main(): Promise<number> {
         `socket errors ${errors}${unexpected.length > 0 ? `; UNEXPECTED STATUSES ${unexpected.map(([status]) => status).join(', ')}` : ''}`,
       `CPU, share of one core: server ${(serverCpu * 100).toFixed(0)}%, wrk ${(generatorCpu * 100).toFixed(0)}%; wrk's ceiling with this script (a bare node:http server answering): ${perSecond(ceiling).toFixed(0)} req/s`,
       '',
-      formatTable(['second', 'RSS MiB', 'heap used', 'heap total', 'external', 'resp. cache', 'log read', 'req/s', 'server CPU', 'wrk CPU'], rows, new Set([0])),
+      formatTable(['second', 'RSS MiB', 'anonymous', 'heap used', 'heap total', 'external', 'resp. cache', 'log read', 'req/s', 'server CPU', 'wrk CPU'], rows, new Set([0])),
       '',
       `RSS at ${settled.second} s ${mib(settled.rss)} MiB, largest after it ${mib(maxLater)} MiB (${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %, target <= +${GROWTH_TARGET * 100} %) ${flat ? 'ok' : 'MISSED'}`,
       `RSS largest ${mib(maxAll)} MiB (target < ${RSS_TARGET_MIB} MiB) ${under ? 'ok' : 'MISSED'}`,

@@ -90,10 +90,11 @@ export function runNode(args: string[], cwd = REPO): Promise<RunResult> {
 }
 
 /** Current and peak resident memory of a live process, in bytes (Linux). */
-export function residentMemory(pid: number): { rss: number; peak: number } {
+/** A process's resident memory: all of it, its peak, and the part that is anonymous (heap, buffers, malloc) rather than mapped files. */
+export function residentMemory(pid: number): { rss: number; peak: number; anonymous: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)![1]) * 1024;
-  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  return { rss: kb('VmRSS'), peak: kb('VmHWM'), anonymous: kb('RssAnon') };
 }
 
 export function machine() {
