@@ -34,10 +34,11 @@ export function publishTime(now: Date, previous: PreviousVersions): string {
 /**
  * Writes a build's history (see store/tables.ts), run once its organizations and indexes are written.
  * The live dataset's line of versions goes on with this one, the oldest dropped beyond KEPT_VERSIONS;
- * the organizations it removed are carried on while a kept version still held them, and those it held
- * that this build does not are added, removed at this publish. Organizations are told apart by id, as
- * clients key them. A live dataset without history (none, or of an older format) starts a new line.
- * Returns what the build changes of the live dataset, when it carries its line on.
+ * its removals are carried on while a kept version was published before them (one of an organization
+ * served again too, for when it is removed again), and the organizations it held that this build does
+ * not are added, removed at this publish. Organizations are told apart by id, as clients key them. A
+ * live dataset without history (none, or of an older format) starts a new line. Returns what the
+ * build changes of the live dataset, when it carries its line on.
  */
 export function writeHistory(db: DatabaseSync, previous: PreviousVersions, current: PublishedVersion): ChangesFromPrevious | undefined {
   const carried = previous.hasHistory && previous.file !== undefined;
@@ -59,18 +60,21 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
     ).run(current.version, current.publishedAt, current.taxonomiesVersion);
     if (!carried) return undefined;
     const { oldest } = db.prepare('SELECT min(published_at) AS oldest FROM dataset_versions').get() as { oldest: string };
+    // Since when each was served, as the live dataset says, or (of an older format) as it takes it.
+    const unknownSince = previous.addedAtUnknownSince;
+    const addedAt = (alias: string) => (unknownSince === undefined ? `${alias}.added_at` : '?2');
+    const addedAtParams = unknownSince === undefined ? [] : [unknownSince];
     db.prepare(
-      `INSERT INTO removed_organizations (id, removed_at, json)
-       SELECT r.id, r.removed_at, r.json FROM previous.removed_organizations r
-       WHERE r.removed_at > ? AND NOT EXISTS (SELECT 1 FROM main.organizations o WHERE o.id = r.id) ORDER BY r.position`,
-    ).run(oldest);
+      `INSERT INTO removed_organizations (id, added_at, removed_at, json)
+       SELECT r.id, ${addedAt('r')}, r.removed_at, r.json FROM previous.removed_organizations r WHERE r.removed_at > ?1 ORDER BY r.position`,
+    ).run(oldest, ...addedAtParams);
     // EXCEPT reads both id indexes in order: 50 ms at 326,224 organizations, where a lookup per
     // previous organization took 490.
     db.prepare(
-      `INSERT INTO removed_organizations (id, removed_at, json)
-       SELECT p.id, ?1, json_object('id', p.id, 'external_identifier', p.external_id, 'removed_at', ?1) FROM previous.organizations p
+      `INSERT INTO removed_organizations (id, added_at, removed_at, json)
+       SELECT p.id, ${addedAt('p')}, ?1, json_object('id', p.id, 'external_identifier', p.external_id, 'removed_at', ?1) FROM previous.organizations p
        WHERE p.id IN (SELECT id FROM previous.organizations EXCEPT SELECT id FROM main.organizations) ORDER BY p.position`,
-    ).run(current.publishedAt);
+    ).run(current.publishedAt, ...addedAtParams);
     const count = (sql: string) => (db.prepare(sql).get(current.publishedAt) as { n: number }).n;
     return {
       since: (db.prepare('SELECT version FROM previous.dataset_versions ORDER BY sequence DESC LIMIT 1').get() as { version: string }).version,

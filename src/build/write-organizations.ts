@@ -19,7 +19,7 @@ export interface OrganizationWriter {
   subtreesOf: ReadonlyMap<string, readonly number[]>;
   previous: PreviousVersions;
   searchIndex: SearchIndexWriter;
-  /** This publish's time: `last_modified` of every new or changed organization. */
+  /** This publish's time: `last_modified` of every new or changed organization, and `added_at` of every new one. */
   publishedAt: string;
   /** Every served document goes into the dataset version. */
   hash: Hash;
@@ -40,7 +40,7 @@ const BATCHES_IN_FLIGHT = 2;
  * were written.
  */
 export async function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): Promise<number> {
-  const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at) VALUES (?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at, added_at) VALUES (?, ?, ?, ?, ?, ?)');
   const insertItem = db.prepare('INSERT INTO organization_items (position, json) VALUES (?, ?)');
   const insertDocument = db.prepare('INSERT INTO organization_documents (position, json) VALUES (?, ?)');
   const termMembers = new MemberLists();
@@ -72,10 +72,11 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   const termById = new Map([...writer.termByKey.values()].map((term) => [term.id, term]));
   let position = 0;
   const write = (rendered: RenderedRow) => {
-    const modifiedAt = writer.previous.unchangedSince(rendered.externalId, rendered.contentHash) ?? writer.publishedAt;
+    const carried = writer.previous.carriedOn(rendered.id, rendered.externalId, rendered.contentHash);
+    const modifiedAt = carried.modifiedAt ?? writer.publishedAt;
     const detailJson = withLastModified(rendered.detailJson, modifiedAt);
     writer.hash.update(detailJson).update('\n');
-    insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt);
+    insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt, carried.addedAt ?? writer.publishedAt);
     insertItem.run(position, withLastModified(rendered.listJson, modifiedAt));
     insertDocument.run(position, detailJson);
     const terms = rendered.termIds.map((id) => termById.get(id)!);

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatasetInput } from '../hsds/records.ts';
 import { createIndexes, createTables, fillListLengths, generationSchema, POSTINGS_TABLE } from '../store/postgres/generation-schema.ts';
-import { columnNames, HISTORY_SINCE_FORMAT, SEARCHED_LISTS, STORE_FORMAT, tableNames } from '../store/tables.ts';
+import { ADDED_AT_SINCE_FORMAT, columnNames, HISTORY_SINCE_FORMAT, SEARCHED_LISTS, STORE_FORMAT, tableNames } from '../store/tables.ts';
 import type { TableName } from '../store/tables.ts';
 import { postingRows } from '../store/postgres/postings.ts';
 import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
@@ -93,23 +93,26 @@ async function liveGeneration(client: pg.ClientBase) {
   return rows.rows[0]!;
 }
 
-async function* previousOrganizations(client: pg.ClientBase, schema: string): AsyncGenerator<PreviousVersion> {
+/** `added_at`, where a generation of this format has it (see ADDED_AT_SINCE_FORMAT). */
+const addedAtOf = (format: number): string => (format >= ADDED_AT_SINCE_FORMAT ? 'added_at' : 'NULL AS added_at');
+
+async function* previousOrganizations(client: pg.ClientBase, schema: string, format: number): AsyncGenerator<PreviousVersion> {
   for (let after = ''; ; ) {
-    const { rows } = await client.query<{ id: string; external_id: string; content_hash: string; modified_at: string }>(
-      `SELECT id, external_id, content_hash, modified_at FROM ${schema}.organizations WHERE external_id > $1 ORDER BY external_id LIMIT ${PREVIOUS_BATCH}`,
+    const { rows } = await client.query<{ id: string; external_id: string; content_hash: string; modified_at: string; added_at: string | null }>(
+      `SELECT id, external_id, content_hash, modified_at, ${addedAtOf(format)} FROM ${schema}.organizations WHERE external_id > $1 ORDER BY external_id LIMIT ${PREVIOUS_BATCH}`,
       [after],
     );
-    for (const row of rows) yield { id: row.id, externalId: row.external_id, contentHash: row.content_hash, modifiedAt: row.modified_at };
+    for (const row of rows) yield { id: row.id, externalId: row.external_id, contentHash: row.content_hash, modifiedAt: row.modified_at, addedAt: row.added_at ?? undefined };
     if (rows.length < PREVIOUS_BATCH) return;
     after = rows.at(-1)!.external_id;
   }
 }
 
 /** The live generation as the next build needs it (see PreviousVersions), in a scratch file at `file`. */
-async function previousVersions(client: pg.ClientBase, schema: string, file: string): Promise<PreviousVersions> {
+async function previousVersions(client: pg.ClientBase, schema: string, format: number, file: string): Promise<PreviousVersions> {
   const versions = await client.query<VersionRow>(`SELECT sequence, version, published_at, taxonomies_version FROM ${schema}.dataset_versions ORDER BY sequence`);
-  const removed = await client.query<RemovedRow>(`SELECT id, removed_at, json FROM ${schema}.removed_organizations ORDER BY position`);
-  return PreviousVersions.fromRows({ organizations: previousOrganizations(client, schema), versions: versions.rows, removed: removed.rows }, file);
+  const removed = await client.query<RemovedRow>(`SELECT id, ${addedAtOf(format)}, removed_at, json FROM ${schema}.removed_organizations ORDER BY position`);
+  return PreviousVersions.fromRows({ organizations: previousOrganizations(client, schema, format), versions: versions.rows, removed: removed.rows }, file);
 }
 
 /** Makes sure the control tables are there (migrating when asked to). */
@@ -146,7 +149,7 @@ export async function publishToPostgres(
     const live = await liveGeneration(client);
     const previous =
       live.generation !== null && live.format !== null && live.format >= HISTORY_SINCE_FORMAT && live.format <= STORE_FORMAT
-        ? await previousVersions(client, generationSchema(live.generation), join(scratch, 'previous.sqlite'))
+        ? await previousVersions(client, generationSchema(live.generation), live.format, join(scratch, 'previous.sqlite'))
         : PreviousVersions.none;
     const snapshot = join(scratch, 'snapshot.sqlite');
     let result;

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BUILDING_SUFFIX,
@@ -15,7 +15,7 @@ import {
 } from '../store/sqlite/snapshot-directory.ts';
 import { buildSnapshot } from '../build/build.ts';
 import { acquireLock } from './import-lock.ts';
-import { StorageFault, onDisk, storageFault } from './storage-faults.ts';
+import { StorageFault, makeDirectories, onDisk, storageFault } from './storage-faults.ts';
 import { syncPath } from '../build/durable.ts';
 import { PreviousVersions } from '../build/previous-versions.ts';
 import type { BuildOptions, BuildResult } from '../build/build.ts';
@@ -143,10 +143,10 @@ export async function publishDataset(
   options: Omit<BuildOptions, 'dryRun' | 'previous' | 'beforeWriting'> = {},
 ): Promise<PublishResult> {
   const directory = snapshotsPath(dataDir);
-  onDisk(directory, () => mkdirSync(directory, { recursive: true }));
+  makeDirectories(directory);
   const releaseLock = acquireLock(dataDir);
   try {
-    const previous = readPointer(dataDir);
+    const previous = onDisk(join(dataDir, POINTER_FILE), () => readPointer(dataDir));
     onDisk(directory, () => removeLeftovers(dataDir));
     const building = join(directory, `${process.pid}-${Date.now()}${BUILDING_SUFFIX}`);
     const previousVersions = PreviousVersions.fromSnapshot(previous === undefined ? undefined : join(directory, previous));

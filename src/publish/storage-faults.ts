@@ -1,4 +1,6 @@
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { dirname } from 'node:path';
 
 /**
  * The file system refused what a publish needed (disk full, read-only, permissions, a symlink loop):
@@ -54,4 +56,21 @@ export function onDisk<T>(path: string, step: () => T): T {
   } catch (error) {
     throw storageFault(error, path) ?? error;
   }
+}
+
+/**
+ * Makes a directory and any missing parents, a fault naming the path and the file system's reason:
+ * Node's recursive mkdir says ENOENT ("does not exist") for whatever stopped it, a read-only file
+ * system or a missing permission included, so the step that failed is taken again alone.
+ */
+export function makeDirectories(path: string): void {
+  onDisk(path, () => {
+    try {
+      mkdirSync(path, { recursive: true });
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ENOENT' || dirname(path) === path) throw error;
+      makeDirectories(dirname(path));
+      mkdirSync(path);
+    }
+  });
 }

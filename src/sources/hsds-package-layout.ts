@@ -257,10 +257,14 @@ export function packageLayout(directory: string): PackageLayout {
   const described = descriptorFile === undefined ? undefined : describedFiles(directory, descriptorFile, root, problems);
   if (problems.length > 0) return layout;
 
-  // Every file is checked to stay inside the folder before anything is opened, its header included.
+  // Every file is checked to stay inside the folder before anything is opened, its header included;
+  // once, though a table listed under its default name is looked for again by that name.
+  const judged = new Map<string, boolean>();
   const usable = (file: string): boolean => {
+    if (judged.has(file)) return judged.get(file)!;
     const checked = checkSourceFile(file, root);
     if (checked.problem !== undefined && !checked.missing) problems.push({ file, message: checked.problem });
+    judged.set(file, checked.problem === undefined);
     return checked.problem === undefined;
   };
   const named = new Map<NamedTable, string[]>();

@@ -140,10 +140,21 @@ export class ListingSql<Param> {
     return searchListing<Param>(base, `${this.table('taxonomies_text')} x`, `x.${this.dialect.textPosition}`, text);
   }
 
-  /** The organizations removed after an instant (its parameter), in the order they were removed. */
-  removedListing(after: string): Listing<Param> {
+  /**
+   * The organizations the version published at an instant held that are not served now, in the order
+   * they were removed (see tables.ts): each once, with the row of the removal that followed that version.
+   */
+  removedListing(since: string): Listing<Param> {
     const table = this.table('removed_organizations');
-    return { jsonTable: table, jsonColumn: 'json', from: table, where: ['removed_at > ?'], params: [after as Param], order: 'position', position: 'position' };
+    return {
+      jsonTable: table,
+      jsonColumn: 'json',
+      from: `${table} r`,
+      where: ['r.added_at <= ?', 'r.removed_at > ?', `NOT EXISTS (SELECT 1 FROM ${this.table('organizations')} o WHERE o.id = r.id)`],
+      params: [since as Param, since as Param],
+      order: 'r.position',
+      position: 'r.position',
+    };
   }
 
   /** Terms meeting `conditions` (on the terms table aliased `t`), and holding the words when `text` is given (text table aliased `x`). */

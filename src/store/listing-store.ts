@@ -71,8 +71,8 @@ export interface ListingBackend<Param> {
   /** Organizations per value of each facet (facets.ts) in a listing, or in the unfiltered list. */
   facetCounts(listing: Listing<Param> | undefined, facets: readonly number[]): Promise<FacetCount[]>;
   taxonomyListing(search: SearchWords | undefined): Listing<Param>;
-  /** The organizations removed after this instant (`removed_organizations`, its `json`), in the order they were removed. */
-  removedListing(after: string): Listing<Param>;
+  /** The organizations the version published at this instant held that are not served now (`removed_organizations`, its `json`), in the order they were removed. */
+  removedListing(since: string): Listing<Param>;
   termListing(conditions: TermConditions<Param>, search: SearchWords | undefined): Listing<Param>;
   item(kind: ItemKind, key: string): Promise<string | undefined>;
   close(): Promise<void>;

@@ -58,7 +58,7 @@ export interface Changes {
   removedCount: number;
   /** The organizations added or changed, full documents, in list order. */
   changed: Batches;
-  /** The organizations removed, as `{ id, external_identifier, removed_at }`, in the order they were removed. */
+  /** The organizations of `since` that are not served now (none from nothing), as `{ id, external_identifier, removed_at }`, in the order they were removed. */
   removed: Batches;
 }
 

@@ -12,16 +12,23 @@
  *
  * `dataset_versions` is the line of versions this one was published after, itself last (the highest
  * `sequence`), at most KEPT_VERSIONS (build/history.ts); `removed_organizations` the organizations
- * that those publishes removed, each with the publish time of the version that no longer held it and
- * its line of the changes feed (see http/routes/changes.ts). `taxonomies_version` is a hash of the
+ * that those publishes removed, one row each time one stopped being served: since when it had been
+ * served without a break (`added_at`), the publish time of the version that no longer held it
+ * (`removed_at`) and its line of the changes feed (see http/routes/changes.ts). An organization's
+ * `added_at` is likewise the publish time from which the line has served it without a break. The rows
+ * of an organization served again are kept (for when it is removed again), so the organizations a
+ * version of the line held that are not served now are exactly those not served now with a row whose
+ * `added_at` is at or before the version's publish time and whose `removed_at` is after it: at most
+ * one row each, as one organization's rows never overlap. `taxonomies_version` is a hash of the
  * taxonomies and terms alone: a client whose version has the same one has them all as they are.
  */
 
 /**
  * The layout of both stores: a server reads only a snapshot or generation of this format, and a new
- * layout (of either store) means a new format and an import. 12 made both from this one list.
+ * layout (of either store) means a new format and an import. 12 made both from this one list; 13 added
+ * `added_at`, so that the changes feed removes only what a client's version held.
  */
-export const STORE_FORMAT = 12;
+export const STORE_FORMAT = 13;
 
 /**
  * The oldest format whose organizations, `dataset_versions` and `removed_organizations` are as now, so
@@ -29,6 +36,14 @@ export const STORE_FORMAT = 12;
  * their place across an upgrade.
  */
 export const HISTORY_SINCE_FORMAT = 10;
+
+/**
+ * The oldest format with `added_at` (see above). Of a live dataset of an older format, every
+ * organization and every removed one is taken as served since the oldest version of its line, as
+ * the servers of that format took them: removals of those publishes may still be sent to a client
+ * that never held them (harmless: it deletes nothing) until they drop out of the line.
+ */
+export const ADDED_AT_SINCE_FORMAT = 13;
 
 /**
  * How many versions a snapshot names in its line (itself included): clients holding any of them can
@@ -98,7 +113,7 @@ export const TABLES = {
     ],
   },
   organizations: {
-    columns: { position: 'integer', id: 'ordered text', external_id: 'ordered text', content_hash: 'text', modified_at: 'ordered text' },
+    columns: { position: 'integer', id: 'ordered text', external_id: 'ordered text', content_hash: 'text', modified_at: 'ordered text', added_at: 'ordered text' },
     primaryKey: ['position'],
     indexes: [unique('organizations_id', 'id'), unique('organizations_external_id', 'external_id'), index('organizations_modified', 'modified_at')],
   },
@@ -108,7 +123,7 @@ export const TABLES = {
     indexes: [],
   },
   removed_organizations: {
-    columns: { position: 'integer', id: 'ordered text', removed_at: 'ordered text', json: 'text' },
+    columns: { position: 'integer', id: 'ordered text', added_at: 'ordered text', removed_at: 'ordered text', json: 'text' },
     primaryKey: ['position'],
     indexes: [index('removed_organizations_removed_at', 'removed_at')],
   },

@@ -229,8 +229,8 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.sql.taxonomyListing(search === undefined ? undefined : textSearch(search));
   }
 
-  removedListing(after: string): PgListing {
-    return this.sql.removedListing(after);
+  removedListing(since: string): PgListing {
+    return this.sql.removedListing(since);
   }
 
   termListing(conditions: TermConditions<unknown>, search: SearchWords | undefined): PgListing {

@@ -32,23 +32,32 @@ export type Pointer =
   | { state: 'missing' }
   /** The file is there but holds no snapshot name (empty, or anything else): `content` as read, cut short. */
   | { state: 'invalid'; content: string }
-  | { state: 'valid'; name: string };
+  | { state: 'valid'; name: string }
+  /** It cannot be read (a directory there, no permission): the file system's error, naming the pointer's path. */
+  | { state: 'unreadable'; error: Error };
 
 export function readPointerFile(dataDir: string): Pointer {
+  const path = join(dataDir, POINTER_FILE);
   let content: string;
   try {
-    content = readFileSync(join(dataDir, POINTER_FILE), 'utf8');
+    content = readFileSync(path, 'utf8');
   } catch (error) {
     if ((error as { code?: string }).code === 'ENOENT') return { state: 'missing' };
-    throw error;
+    // Reading a directory fails without a path: the message must still say which file.
+    (error as { path?: string }).path ??= path;
+    return { state: 'unreadable', error: error as Error };
   }
   const name = content.trim();
   return isSnapshotName(name) ? { state: 'valid', name } : { state: 'invalid', content: content.slice(0, 200) };
 }
 
-/** The file name the pointer names, or undefined when it names none (missing, empty or not a name). */
+/**
+ * The file name the pointer names, or undefined when it names none (missing, empty or not a name).
+ * A pointer that cannot be read is the file system's error, with its path.
+ */
 export function readPointer(dataDir: string): string | undefined {
   const pointer = readPointerFile(dataDir);
+  if (pointer.state === 'unreadable') throw pointer.error;
   return pointer.state === 'valid' ? pointer.name : undefined;
 }
 
@@ -154,6 +163,7 @@ const explainErrno = (error: unknown): string => {
   if (code === 'ENOENT') return 'does not exist';
   if (code === 'EACCES' || code === 'EPERM') return 'cannot be read (permission denied)';
   if (code === 'EISDIR') return 'is a directory';
+  if (code === 'ELOOP') return 'is a symbolic link loop';
   return `cannot be read (${code ?? (error as Error).message})`;
 };
 
@@ -240,7 +250,9 @@ export function inspectDataDirectory(dataDir: string): DataDirectoryState {
   const problem =
     pointer.state === 'missing'
       ? `${pointerPath} is missing`
-      : `${pointerPath} does not name a snapshot (it holds ${JSON.stringify(pointer.content)})`;
+      : pointer.state === 'invalid'
+        ? `${pointerPath} does not name a snapshot (it holds ${JSON.stringify(pointer.content)})`
+        : `${pointerPath} ${explainErrno(pointer.error)}, where the file naming the live snapshot belongs (move it away first)`;
   return { kind: 'broken', problem, snapshots };
 }
 

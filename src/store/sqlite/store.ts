@@ -202,8 +202,8 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return SQL.taxonomyListing(search === undefined ? undefined : textSearch('taxonomies_text', search));
   }
 
-  removedListing(after: string): Listing {
-    return SQL.removedListing(after);
+  removedListing(since: string): Listing {
+    return SQL.removedListing(since);
   }
 
   termListing(conditions: TermConditions<SQLInputValue>, search: SearchWords | undefined): Listing {
