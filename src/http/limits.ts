@@ -3,6 +3,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { afterResponsesUnderWay, trackConnections } from './connections.ts';
 import { PROBLEM_CONTENT_TYPE, READ_METHODS, problemBody, sendProblem, writeProblem } from './problem.ts';
 import type { Problem } from './problem.ts';
 
@@ -25,7 +26,7 @@ export const tooLongTarget = (url: string): Problem | undefined =>
 /**
  * Longest a response may make no progress: no byte taken by the client (or, before the first, none
  * to send) for this long, and the connection is closed, ending the response and freeing what it
- * holds (an export's dataset). nginx's send_timeout is the same 60 s.
+ * holds (an export's slot and dataset). nginx's send_timeout is the same 60 s. See connections.ts.
  */
 export const IDLE_TIMEOUT_MS = 60_000;
 
@@ -50,18 +51,16 @@ export interface ServerClocks {
 /**
  * The server's other clocks: the whole request within 30 s; an idle keep-alive connection kept 72 s
  * (longer than the 60 s load balancers commonly keep theirs, so the server never closes one under
- * them); slow clients looked for every second (Node's default is 30 s). Node applies
- * `server.timeout` (socket inactivity) only while a request is under way, the keep-alive time
- * between requests.
+ * them); slow clients looked for every second (Node's default is 30 s). The idle time applies while
+ * a response is under way (trackConnections), the keep-alive time between requests.
  */
 export function createLimitedServer(handler: RequestListener, clocks: ServerClocks = {}): Server {
   // A missing Host is answered by checkRequestLimits, as a problem, rather than by Node's bare 400.
   const server = createServer(
     { headersTimeout: clocks.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: 30_000, connectionsCheckingInterval: 1000, requireHostHeader: false },
-    handler,
+    trackConnections(handler, clocks.idleTimeoutMs ?? IDLE_TIMEOUT_MS),
   );
   server.keepAliveTimeout = 72_000;
-  server.timeout = clocks.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   // What Node would otherwise answer itself, without a body: an Expect it cannot meet, and CONNECT.
   server.on('checkExpectation', (_request, response: ServerResponse) =>
     writeProblem(response, { title: 'Expectation Failed', status: 417, detail: 'This server meets no expectation but 100-continue.' }, { connection: 'close' }),
@@ -87,14 +86,27 @@ export function closeConnectionsAsTheyIdle(server: Server): void {
   server.once('close', () => clearInterval(sweep));
 }
 
-/** An onRequest hook: a URL too long, or a body on a GET or HEAD, ends the request here. */
-export async function checkRequestLimits(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-  const tooLong = tooLongTarget(request.url);
-  if (tooLong !== undefined) return sendProblem(reply, tooLong);
-  // RFC 9112: an HTTP/1.1 request without Host is answered 400.
-  if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
-    return sendProblem(reply, { title: 'Bad Request', status: 400, detail: 'HTTP/1.1 requests must name the host they are for (the Host header).' });
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host, and any request with more than one, is answered
+ * 400. (Node keeps the first of several Host headers and drops the others without a word.)
+ */
+export function hostProblem(request: IncomingMessage): Problem | undefined {
+  if (request.headers.host === undefined) {
+    return request.httpVersion === '1.1' ? { title: 'Bad Request', status: 400, detail: 'HTTP/1.1 requests must name the host they are for (the Host header).' } : undefined;
   }
+  let hosts = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2) {
+    if (request.rawHeaders[index]!.toLowerCase() === 'host' && ++hosts > 1) {
+      return { title: 'Bad Request', status: 400, detail: 'A request names its host in one Host header, not more.' };
+    }
+  }
+  return undefined;
+}
+
+/** An onRequest hook: a URL too long, a Host missing or repeated, or a body on a GET or HEAD, ends the request here. */
+export async function checkRequestLimits(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const problem = tooLongTarget(request.url) ?? hostProblem(request.raw);
+  if (problem !== undefined) return sendProblem(reply, problem);
   // Other methods are refused (405) or answered (OPTIONS) without reading a body at all.
   if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
   const length = request.headers['content-length'];
@@ -114,6 +126,8 @@ const CLIENT_ERRORS: Record<string, { status: number; detail: string }> = {
 /**
  * Answers what Node's parser rejects before any route sees it (a head too large or too slow,
  * malformed HTTP) with a problem, and closes the connection. Never more than a line of our own words.
+ * Requests pipelined before it on the connection are answered first: their answers are still being
+ * made when the parser reaches the bad one.
  */
 export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
@@ -121,7 +135,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
     return;
   }
   const { status, detail } = CLIENT_ERRORS[error.code ?? ''] ?? { status: 400, detail: 'The request is not valid HTTP.' };
-  endWithProblem(socket, status, detail);
+  afterResponsesUnderWay(socket, () => {
+    if (socket.writable) endWithProblem(socket, status, detail);
+    else socket.destroy();
+  });
 }
 
 /** Writes a whole problem response on a connection no HTTP response object serves, and closes it. */

@@ -45,6 +45,19 @@ export class ServiceBusy extends Error {
   }
 }
 
+/**
+ * This client has as much under way as one client may (its share of the exports): answered as a 429
+ * problem with Retry-After, never cached.
+ */
+export class ClientBusy extends Error {
+  readonly retryAfterSeconds: number;
+
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(detail);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 export function problemBody(problem: Problem, profileUrl: string): string {
   return JSON.stringify({
     type: problem.kind === undefined ? 'about:blank' : `${profileUrl}#${problem.kind}`,

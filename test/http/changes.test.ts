@@ -165,7 +165,7 @@ describe('/changes', () => {
         const tooOld = await getJson(app, `${API}/changes?since=${first.version}`);
         assert.equal(tooOld.status, 410);
         assert.equal(tooOld.headers['content-type'], 'application/problem+json; charset=utf-8');
-        assert.equal(tooOld.headers['cache-control'], 'public, max-age=60');
+        assert.equal(tooOld.headers['cache-control'], 'no-store', 'copy everything again: not to be repeated by a cache');
         assert.equal(tooOld.body.type, `http://localhost${API}/profile#version-not-kept`);
         assert.match(tooOld.body.detail, new RegExp(`^Version ${first.version} is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest ${second.version} of 2026-01-02T00:00:00.000Z\\. Copy everything again: http://localhost${API}/changes\\?since=0$`));
         const oldest = await feed(app, second.version);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
@@ -8,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/app.ts';
 import type { AppOptions } from '../../src/http/app.ts';
+import { IDLE_TIMEOUT_MS } from '../../src/http/limits.ts';
 import { buildSnapshot } from '../../src/build/build.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { StoreProvider } from '../../src/store/store.ts';
@@ -44,18 +46,19 @@ interface Served {
   leases: () => number;
 }
 
-/** Sends a GET and never reads the answer: a stalled client. */
-function stalledClient(port: number, path: string): Socket {
-  const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
+/** Sends GETs (pipelined, when more than one) and never reads the answers: a stalled client. */
+function stalledClient(port: number, path: string, { pipelined = 1, headers = '' } = {}): Socket {
+  const head = `GET ${path} HTTP/1.1\r\nHost: x\r\n${headers}\r\n`;
+  const socket = connect(port, '127.0.0.1', () => socket.write(head.repeat(pipelined)));
   socket.pause();
   socket.on('error', () => {});
   return socket;
 }
 
 /** A request's status, headers and body. */
-function get(port: number, path: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function get(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+    request({ host: '127.0.0.1', port, path, headers, agent: false }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
@@ -123,15 +126,20 @@ describe('no request starves another', () => {
     assert.equal(finished.at(-1), EXPORT, `the export ended last: ${finished.join(', ')}`);
   });
 
-  it('cuts a client that takes no bytes for the idle time, releasing its dataset', async () => {
-    const { port, leases } = await serve({ idleTimeoutMs: 1000 });
+  it(`cuts a client that takes no bytes for the idle time (${IDLE_TIMEOUT_MS / 1000} s, as docs/operations.md says), not longer, releasing its dataset`, async () => {
+    const documented = /\| a response making no progress [^|]*\| (\d+) s \|/.exec(readFileSync('docs/operations.md', 'utf8'));
+    assert.equal(Number(documented?.[1]) * 1000, IDLE_TIMEOUT_MS, 'the default is the documented figure');
+    const idleTimeoutMs = 3000;
+    const { port, leases } = await serve({ idleTimeoutMs });
     const client = stalledClient(port, EXPORT);
     const closed = new Promise<void>((resolve) => client.once('close', () => resolve()));
     try {
       await waitFor(() => leases() === 1, 5000, 'the export to hold its lease');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(leases(), 1, 'held while within the idle time');
-      await waitFor(() => leases() === 0, 5000, 'the lease to be released');
+      // The client stops taking bytes once the socket buffers are full, a moment after the export began.
+      const held = await waitFor(() => leases() === 0, 3 * idleTimeoutMs, 'the lease to be released');
+      assert.ok(held >= idleTimeoutMs - 100, `held ${Math.round(held)} ms, within the idle time`);
+      // Node's own socket timeout lets a write that the client took a part of run a second period.
+      assert.ok(held < 1.6 * idleTimeoutMs, `cut ${Math.round(held)} ms after the export began, not about twice the idle time`);
       // The server closed the connection: the client, reading again, sees it end.
       client.resume();
       await closed;
@@ -140,12 +148,64 @@ describe('no request starves another', () => {
     }
   });
 
-  it('answers exports past the limit with a 503 problem, Retry-After and no-store, until one ends', async (t) => {
-    const { port, leases } = await serve({ maxExports: 2 });
-    const clients = [stalledClient(port, EXPORT), stalledClient(port, EXPORT)];
+  it('gives a connection one export at a time: one that pipelines exports and reads nothing holds one, and another client still gets its export', async (t) => {
+    const { port, leases } = await serve({ maxExports: 8 });
+    const client = stalledClient(port, EXPORT, { pipelined: 8 });
+    t.after(() => client.destroy());
+    // Each pipelined request is read (and holds the dataset) while it waits for its turn on the connection.
+    await waitFor(() => leases() === 8, 5000, 'the eight requests to arrive');
+    const other = await get(port, `${API}/taxonomies?format=ndjson`);
+    assert.equal(other.status, 200, other.body);
+  });
+
+  it('answers pipelined exports one after another, each when its turn on the connection comes', async () => {
+    const { port } = await serve({ maxExports: 1 });
+    const path = `${API}/taxonomies?format=ndjson`;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`.repeat(2) + `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+    });
+    assert.deepEqual([...text.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1])), [200, 200, 200], text.slice(0, 500));
+  });
+
+  it('gives each client address a share of the exports (a quarter, at least one): past it, a 429 problem with Retry-After', async (t) => {
+    // Addresses as a trusted proxy on the loopback interface names them.
+    const { port, leases } = await serve({ maxExports: 8, trustProxy: ['loopback'] });
+    const from = (address: string) => ({ headers: `X-Forwarded-For: ${address}\r\n` });
+    const clients = [stalledClient(port, EXPORT, from('192.0.2.1')), stalledClient(port, EXPORT, from('192.0.2.1'))];
     t.after(() => clients.forEach((client) => client.destroy()));
     await waitFor(() => leases() === 2, 5000, 'two exports under way');
-    const refused = await get(port, EXPORT);
+    const refused = await get(port, EXPORT, { 'x-forwarded-for': '192.0.2.1' });
+    assert.equal(refused.status, 429);
+    assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(refused.headers['retry-after'], '10');
+    assert.equal(refused.headers['cache-control'], 'no-store');
+    assert.match(JSON.parse(refused.body).detail, /2 exports under way from 192\.0\.2\.1, the most one client may run at once/);
+    // An export pipelined behind another request is refused the same way when its turn comes.
+    const pipelined = await new Promise<string>((resolve, reject) => {
+      const head = (path: string, last = '') => `GET ${path} HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 192.0.2.1\r\n${last}\r\n`;
+      const socket = connect(port, '127.0.0.1', () => socket.write(head(`${API}/taxonomies`) + head(`${API}/taxonomies?format=ndjson`, 'Connection: close\r\n')));
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+    });
+    assert.deepEqual([...pipelined.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1])), [200, 429], pipelined.slice(0, 300));
+    assert.equal((await get(port, `${API}/taxonomies?format=ndjson`, { 'x-forwarded-for': '192.0.2.2' })).status, 200, 'another client is served');
+    clients[0]!.destroy();
+    await waitFor(() => leases() === 1, 5000, 'the first export to end');
+    assert.equal((await get(port, `${API}/taxonomies?format=ndjson`, { 'x-forwarded-for': '192.0.2.1' })).status, 200);
+  });
+
+  it('answers exports past the limit with a 503 problem, Retry-After and no-store, until one ends', async (t) => {
+    const { port, leases } = await serve({ maxExports: 2, trustProxy: ['loopback'] });
+    const clients = ['192.0.2.1', '192.0.2.2'].map((address) => stalledClient(port, EXPORT, { headers: `X-Forwarded-For: ${address}\r\n` }));
+    t.after(() => clients.forEach((client) => client.destroy()));
+    await waitFor(() => leases() === 2, 5000, 'two exports under way');
+    const refused = await get(port, EXPORT, { 'x-forwarded-for': '192.0.2.3' });
     assert.equal(refused.status, 503);
     assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
     assert.equal(refused.headers['retry-after'], '10');
@@ -156,7 +216,7 @@ describe('no request starves another', () => {
     assert.equal((await get(port, `${API}/organizations?per_page=1`)).status, 200);
     clients[0]!.destroy();
     await waitFor(() => leases() === 1, 5000, 'the first export to end');
-    assert.equal((await get(port, `${API}/taxonomies?format=ndjson`)).status, 200);
+    assert.equal((await get(port, `${API}/taxonomies?format=ndjson`, { 'x-forwarded-for': '192.0.2.3' })).status, 200);
   });
 
   it('sheds requests with a 503 problem while the event loop lags, and still answers health probes and cache hits', async () => {

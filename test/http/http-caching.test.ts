@@ -139,7 +139,7 @@ describe('HTTP caching', () => {
     }
   });
 
-  it('caches 400 and 404 answers briefly, and never a 405', async () => {
+  it('caches 400 and 404 answers briefly, and never a 405 or a 410', async () => {
     for (const url of ['/organizations?per_page=0', '/organizations/00000000-0000-5000-8000-000000000000', '/nowhere']) {
       const { status, headers } = await getJson(test().app, `${API}${url}`);
       assert.ok(status === 400 || status === 404, url);
@@ -149,6 +149,11 @@ describe('HTTP caching', () => {
     const post = await test().app.inject({ method: 'POST', url: `${API}/organizations` });
     assert.equal(post.statusCode, 405);
     assert.equal(post.headers['cache-control'], 'no-store');
+    // A version whose changes are not kept: copy everything again, which a server yet to switch to a
+    // version just published elsewhere would say of it too, for a moment.
+    const gone = await test().app.inject({ url: `${API}/changes?since=0123456789abcdef` });
+    assert.equal(gone.statusCode, 410);
+    assert.equal(gone.headers['cache-control'], 'no-store');
   });
 
   it('takes max-age from the configuration', async () => {

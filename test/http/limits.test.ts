@@ -136,6 +136,26 @@ describe('limits on requests', () => {
     assert.equal(problemOf(text).status, 400);
   });
 
+  it('answers the valid requests of a pipeline before the malformed one that ends it: their answers, then a 400, then the connection closes', async () => {
+    const pipeline = [`${API}/organizations?per_page=1`, `${API}/taxonomies`].map((path) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`).join('') + 'GARBAGE\r\n\r\n';
+    const { text } = await exchange(port, pipeline);
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    assert.deepEqual(statuses, [200, 200, 400], text.slice(0, 300));
+    const last = text.slice(text.lastIndexOf('HTTP/1.1 400 '));
+    assert.match(last, /\r\nConnection: close\r\n/i);
+    assert.equal(problemOf(last).status, 400);
+  });
+
+  it('answers a request with more than one Host header with a 400 problem (RFC 9112), also where a cached answer is ready', async () => {
+    const target = `${API}/taxonomies?per_page=2`;
+    assert.match((await exchange(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).text, /^HTTP\/1\.1 200 /);
+    for (const hosts of ['Host: x\r\nHost: y', 'Host: x\r\nhost: x']) {
+      const { text } = await exchange(port, `GET ${target} HTTP/1.1\r\n${hosts}\r\nConnection: close\r\n\r\n`);
+      assert.match(text, /^HTTP\/1\.1 400 /, hosts);
+      assert.match(problemOf(text).detail, /one Host header/, hosts);
+    }
+  });
+
   it('cuts off a client that sends its head too slowly, and goes on serving others meanwhile', async () => {
     const slow = exchange(port, `GET ${API}/ HTTP/1.1\r\nHost: x\r\n`); // and never the blank line
     const others = await fetch(`http://127.0.0.1:${port}${API}/organizations`);

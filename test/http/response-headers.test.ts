@@ -47,6 +47,26 @@ describe('headers on every response', () => {
     }
   });
 
+  it('tells browsers to send no Referer from an HTML page (pages link to organizations\' sites), fresh, cached or answered before Fastify, and says nothing of it on JSON', async () => {
+    const pages = ['/', '/organizations?search=shelter', '/organizations/nope', `${API}/profile?format=html`, `${API}/docs/`];
+    for (const url of pages) {
+      for (const round of ['fresh', 'cached']) {
+        const response = await get(url);
+        assert.match(String(response.headers['content-type']), /^text\/html/, url);
+        assert.equal(response.headers['referrer-policy'], 'no-referrer', `${round} ${url}`);
+      }
+    }
+    assert.equal((await get(`${API}/organizations?per_page=1`)).headers['referrer-policy'], undefined);
+    await test().app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = test().app.server.address() as { port: number };
+    // The first keeps the page for this origin; the second is answered from it before Fastify.
+    for (const round of ['fresh', 'a hit answered before Fastify']) {
+      const response = await fetch(`http://127.0.0.1:${port}/organizations?search=shelter`);
+      assert.equal(response.headers.get('referrer-policy'), 'no-referrer', round);
+      await response.arrayBuffer();
+    }
+  });
+
   it("keeps the caller's X-Request-Id when it is short and plain, and replaces any other", async () => {
     assert.equal((await get(`${API}/`, { 'x-request-id': 'edge-7f3a.42:b@x' })).headers['x-request-id'], 'edge-7f3a.42:b@x');
     for (const given of ['has space', 'x'.repeat(129), 'quote"d', '']) {

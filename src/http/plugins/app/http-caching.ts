@@ -22,9 +22,12 @@ import { isStream, varyOnEncoding } from './compression.ts';
  * runs its route, and `notModified` turns a 200 into a 304 once the response cache has kept it.
  *
  * Policy: successful GETs are `public, max-age=<maxAge>` with an ETag and Last-Modified (the publish
- * time). 400, 404 and 410 answers depend only on the request and the dataset, so they are cacheable too,
- * for a fifth of that (a mistyped URL should not be remembered long); anything else (405, 5xx) is
- * `no-store`.
+ * time). 400 and 404 answers depend only on the request and the dataset, so they are cacheable too,
+ * for a fifth of that (a mistyped URL should not be remembered long); anything else (405, 410, 429,
+ * 5xx) is `no-store`. A 410 (the changes feed: a version whose changes are not kept) tells a client to
+ * copy the whole dataset again, so it must not outlive the moment it was true: a server that has not
+ * yet switched to a version another has just published (another worker or instance, a replica
+ * catching up) answers 410 for it, and a cache would hand that to every client of the new version.
  */
 export interface HttpCachingOptions {
   /** Seconds responses may be cached (Cache-Control max-age). */
@@ -114,7 +117,7 @@ export class Validators {
   }
 }
 
-/** Cache-Control of a successful cacheable response, and of a 400, 404 or 410 (a fifth as long: a mistyped URL should not be remembered long). */
+/** Cache-Control of a successful cacheable response, and of a 400 or 404 (a fifth as long: a mistyped URL should not be remembered long). */
 export const successPolicy = (maxAge: number): string => `public, max-age=${maxAge}`;
 const errorPolicy = (maxAge: number): string => `public, max-age=${Math.floor(maxAge / 5)}`;
 
@@ -202,7 +205,7 @@ export default fp<HttpCachingOptions>(
       if (request.cacheable !== undefined && status < 400) {
         reply.header('cache-control', success);
         if (status === 200 || status === 304) reply.headers({ etag: request.cacheable.etag, 'last-modified': request.cacheable.lastModified });
-      } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404 || status === 410)) {
+      } else if ((request.method === 'GET' || request.method === 'HEAD') && (status === 400 || status === 404)) {
         reply.header('cache-control', error);
       } else if (status >= 400) {
         reply.header('cache-control', 'no-store');

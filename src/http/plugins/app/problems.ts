@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PROBLEM_CONTENT_TYPE, ParameterError, READ_METHODS, ServiceBusy, notFound, problemBody, sendProblem } from '../../problem.ts';
+import { ClientBusy, PROBLEM_CONTENT_TYPE, ParameterError, READ_METHODS, ServiceBusy, notFound, problemBody, sendProblem } from '../../problem.ts';
 import type { InvalidParam } from '../../problem.ts';
 import { StoreUnavailable } from '../../../store/store.ts';
 import { setResponseHeaders } from './response-headers.ts';
@@ -53,6 +53,10 @@ export default fp(
       if (error instanceof ServiceBusy) {
         reply.header('retry-after', String(error.retryAfterSeconds));
         return sendProblem(reply, { title: 'Service Unavailable', status: 503, detail: error.message });
+      }
+      if (error instanceof ClientBusy) {
+        reply.header('retry-after', String(error.retryAfterSeconds));
+        return sendProblem(reply, { title: 'Too Many Requests', status: 429, detail: error.message });
       }
       const status = error.statusCode ?? 500;
       if (status >= 400 && status < 500) {

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { ContentCoding } from '../../encoding.ts';
 import { normalisedTarget, ResponseCache, Scopes } from '../../cached-responses.ts';
 import type { CachedResponse, HitAnswer } from '../../cached-responses.ts';
-import { tooLongTarget } from '../../limits.ts';
+import { hostProblem, tooLongTarget } from '../../limits.ts';
 import { logRequest, REQUEST_ID_HEADER, requestId } from '../../request-log.ts';
 import type { StoreProvider } from '../../../store/store.ts';
 import { CORS_RESPONSE_HEADERS } from '../external/cors.ts';
@@ -12,7 +12,7 @@ import { clientHolds, codingFor, knownDataset, sendNotModified } from './http-ca
 import { originOf } from './links.ts';
 
 /** Headers a route may set that describe its representation, kept with it (a page's policy, a list's links). */
-const REPRESENTATION_HEADERS = ['content-security-policy', 'content-language', 'content-disposition', 'link'] as const;
+const REPRESENTATION_HEADERS = ['content-security-policy', 'referrer-policy', 'content-language', 'content-disposition', 'link'] as const;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -143,7 +143,7 @@ export default fp<ResponseCacheOptions>(
       const started = performance.now();
       const url = request.url!;
       const headers = request.headers;
-      if (tooLongTarget(url) !== undefined || headers.host === undefined || headers['transfer-encoding'] !== undefined) return false;
+      if (tooLongTarget(url) !== undefined || headers.host === undefined || hostProblem(request) !== undefined || headers['transfer-encoding'] !== undefined) return false;
       if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return false;
       const lease = stores.acquire();
       const dataset = knownDataset(lease.store);

@@ -12,9 +12,22 @@ export function setResponseHeaders(request: FastifyRequest, reply: FastifyReply)
   reply.header('x-content-type-options', 'nosniff');
 }
 
+/**
+ * What a browser tells the sites a page links to (organizations' own websites) about the page: nothing.
+ * A page's address holds what a person looked for (`/organizations?search=…`, the organization they
+ * opened), and even the origin alone tells a site that its visitor came from a directory of social
+ * services. This server reads no Referer itself, so same-origin links lose nothing.
+ */
+const PAGE_REFERRER_POLICY = 'no-referrer';
+
 export default fp(
   async (app) => {
     app.addHook('onRequest', async (request, reply) => setResponseHeaders(request, reply));
+    // On send, whichever route made the page; the response cache keeps it with the page (see response-cache.ts).
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) reply.header('referrer-policy', PAGE_REFERRER_POLICY);
+      return payload;
+    });
   },
   { name: 'response-headers' },
 );

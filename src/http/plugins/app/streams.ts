@@ -1,13 +1,15 @@
 import { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
-import { ServiceBusy } from '../../problem.ts';
+import type { FastifyReply } from 'fastify';
+import { ClientBusy, ServiceBusy } from '../../problem.ts';
 import type { Turns } from './turns.ts';
 
 declare module 'fastify' {
   interface FastifyReply {
     /**
-     * Sends a body made chunk by chunk from the request's dataset (an export: NDJSON, CSV), or
-     * throws ServiceBusy when --max-exports are already under way. See the plugin below.
+     * Sends a body made chunk by chunk from the request's dataset (an export: NDJSON, CSV), once its
+     * turn on the connection has come; or a 503 or 429 problem when the server, or this client, has
+     * as many exports under way as it may. See the plugin below.
      */
     sendStream(contentType: string, chunks: AsyncIterable<string>): FastifyReply;
   }
@@ -15,6 +17,12 @@ declare module 'fastify' {
 
 /** What a refused export is told to wait: about what an export of a state's dataset takes. */
 const EXPORT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * Exports one client (one address, as --trust-proxy makes it) may have under way at once: a quarter
+ * of the server's, at least one, so that no client can take every slot and keep the others waiting.
+ */
+export const exportsPerClient = (maxExports: number): number => Math.max(1, Math.floor(maxExports / 4));
 
 /**
  * Each chunk is made in its turn, shared with requests (see turns.ts). A store read synchronously
@@ -30,26 +38,69 @@ async function* takingTurns(turns: Turns, chunks: AsyncIterable<string>): AsyncG
 }
 
 /**
- * Streamed bodies: at most `maxExports` at once (more are answered 503 with Retry-After), each
- * holding its request's dataset until it ends however it ends (finished, client gone, or cut by
- * the server's idle timeout, see limits.ts), its chunks made in turns shared with requests. The
- * stream pulls the next chunk only when the client has taken the last: one chunk is held at a time.
+ * Streamed bodies: at most `maxExports` at once (more are answered 503 with Retry-After), and at most
+ * a share of them per client (more are answered 429, see exportsPerClient). An export takes its slot
+ * only when its response is the one its connection sends: one pipelined behind another waits, holding
+ * none, so a connection holds one slot at most. Each holds its request's dataset until it ends however
+ * it ends (finished, client gone, or cut by the server's idle time, see connections.ts), its chunks
+ * made in turns shared with requests. The stream pulls the next chunk only when the client has taken
+ * the last: one chunk is held at a time.
  */
 export default fp<{ maxExports: number }>(
   async (app, { maxExports }) => {
+    const perClient = exportsPerClient(maxExports);
     let underWay = 0;
-    app.decorateReply('sendStream', function (this, contentType: string, chunks: AsyncIterable<string>) {
+    const underWayFrom = new Map<string, number>();
+
+    /** The export's slot, or why there is none. */
+    function takeSlot(client: string): Error | (() => void) {
+      const fromClient = underWayFrom.get(client) ?? 0;
+      if (fromClient >= perClient) {
+        return new ClientBusy(
+          `${fromClient} exports under way from ${client}, the most one client may run at once. Try again when one has ended, in about ${EXPORT_RETRY_AFTER_SECONDS} s.`,
+          EXPORT_RETRY_AFTER_SECONDS,
+        );
+      }
       if (underWay >= maxExports) {
-        throw new ServiceBusy(`${maxExports} exports are under way, the most this server runs at once. Try again in ${EXPORT_RETRY_AFTER_SECONDS} s.`, EXPORT_RETRY_AFTER_SECONDS);
+        return new ServiceBusy(`${maxExports} exports are under way, the most this server runs at once. Try again in ${EXPORT_RETRY_AFTER_SECONDS} s.`, EXPORT_RETRY_AFTER_SECONDS);
       }
       underWay++;
-      const release = this.request.holdStore();
-      const stream = Readable.from(takingTurns(app.turns, chunks), { objectMode: false, highWaterMark: 1 });
-      stream.once('close', () => {
+      underWayFrom.set(client, fromClient + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
         underWay--;
+        const left = underWayFrom.get(client)! - 1;
+        if (left === 0) underWayFrom.delete(client);
+        else underWayFrom.set(client, left);
+      };
+    }
+
+    function start(reply: FastifyReply, contentType: string, chunks: AsyncIterable<string>): FastifyReply {
+      const slot = takeSlot(reply.request.ip);
+      if (slot instanceof Error) return reply.send(slot);
+      const release = reply.request.holdStore();
+      const stream = Readable.from(takingTurns(app.turns, chunks), { objectMode: false, highWaterMark: 1 });
+      // Free at its last chunk, before its response ends: the next export pipelined on the connection
+      // is given its turn as that response ends, and takes a slot then.
+      stream.once('end', slot);
+      stream.once('close', () => {
+        slot();
         release();
       });
-      return this.type(contentType).send(stream);
+      return reply.type(contentType).send(stream);
+    }
+
+    app.decorateReply('sendStream', function (this: FastifyReply, contentType: string, chunks: AsyncIterable<string>) {
+      const response = this.raw;
+      // Node gives a response pipelined behind another its connection once the one before has ended.
+      if (response.socket !== null) return start(this, contentType, chunks);
+      const onTurn = () => start(this, contentType, chunks);
+      response.once('socket', onTurn);
+      // The connection closed first: the response ends without its turn.
+      response.once('close', () => response.off('socket', onTurn));
+      return this;
     });
   },
   { name: 'streams', dependencies: ['store', 'turns'] },
