@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { documentCheck } from '../store/document-check.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
@@ -195,9 +196,9 @@ function writeVocabulary(
   const hash = (text: string) => {
     for (const each of hashes) each.update(text).update('\n');
   };
-  const insertTaxonomy = db.prepare('INSERT INTO taxonomies (position, id, code, term_count, json) VALUES (?, ?, ?, ?, ?)');
+  const insertTaxonomy = db.prepare('INSERT INTO taxonomies (position, id, code, term_count, json, json_crc) VALUES (?, ?, ?, ?, ?, ?)');
   const insertTerm = db.prepare(
-    'INSERT INTO taxonomy_terms (position, id, code, taxonomy_position, position_in_taxonomy, parent_position, json, detail_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO taxonomy_terms (position, id, code, taxonomy_position, position_in_taxonomy, parent_position, json, json_crc, detail_json, detail_json_crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   const termPositions = new Map<string, number>();
   const taxonomyPositions = new Map<string, number>();
@@ -217,7 +218,7 @@ function writeVocabulary(
       const parentId = term.object.parent_id as string | undefined;
       // A parent that is not in the input has no position.
       const parentPosition = parentId === undefined ? null : (termPositions.get(parentId) ?? null);
-      insertTerm.run(position, term.id, term.code, taxonomyPosition, termIndex + 1, parentPosition, served.listJson, served.detailJson);
+      insertTerm.run(position, term.id, term.code, taxonomyPosition, termIndex + 1, parentPosition, served.listJson, documentCheck(served.listJson), served.detailJson, documentCheck(served.detailJson));
       searchIndex.write('taxonomy_terms', position, [term.code, term.name], term.object.description as string);
     });
   };
@@ -226,7 +227,7 @@ function writeVocabulary(
     const json = JSON.stringify(taxonomy.object);
     hash(json);
     taxonomyPositions.set(taxonomy.code, index + 1);
-    insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json);
+    insertTaxonomy.run(index + 1, taxonomy.id, taxonomy.code, terms.length, json, documentCheck(json));
     searchIndex.write('taxonomies', index + 1, [taxonomy.code, taxonomy.object.name as string], taxonomy.object.description as string);
     writeTerms(terms, index + 1);
   });

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
+import { documentCheck } from '../store/document-check.ts';
 import { HISTORY_TABLES, ORGANIZATIONS_TABLE_SINCE_FORMAT } from '../store/sqlite/schema.ts';
 import { ADDED_AT_SINCE_FORMAT, HISTORY_SINCE_FORMAT, STORE_FORMAT } from '../store/tables.ts';
 import { openSnapshot, snapshotMeta } from '../store/sqlite/snapshot-file.ts';
@@ -127,8 +128,8 @@ export class PreviousVersions {
       for await (const row of rows.organizations) insert.run(row.id, row.externalId, row.contentHash, row.modifiedAt, row.addedAt ?? unknownSince);
       const insertVersion = db.prepare('INSERT INTO dataset_versions (sequence, version, published_at, taxonomies_version) VALUES (?, ?, ?, ?)');
       for (const row of rows.versions) insertVersion.run(row.sequence, row.version, row.published_at, row.taxonomies_version);
-      const insertRemoved = db.prepare('INSERT INTO removed_organizations (id, added_at, removed_at, json) VALUES (?, ?, ?, ?)');
-      for (const row of rows.removed) insertRemoved.run(row.id, row.added_at ?? unknownSince, row.removed_at, row.json);
+      const insertRemoved = db.prepare('INSERT INTO removed_organizations (id, added_at, removed_at, json, json_crc) VALUES (?, ?, ?, ?, ?)');
+      for (const row of rows.removed) insertRemoved.run(row.id, row.added_at ?? unknownSince, row.removed_at, row.json, documentCheck(row.json));
       db.exec('COMMIT');
       db.exec('CREATE UNIQUE INDEX organizations_id ON organizations (id)');
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { documentCheck } from '../store/document-check.ts';
 import { withLastModified } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
@@ -41,8 +42,8 @@ const BATCHES_IN_FLIGHT = 2;
  */
 export async function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): Promise<number> {
   const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at, added_at) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertItem = db.prepare('INSERT INTO organization_items (position, json) VALUES (?, ?)');
-  const insertDocument = db.prepare('INSERT INTO organization_documents (position, json) VALUES (?, ?)');
+  const insertItem = db.prepare('INSERT INTO organization_items (position, json, json_crc) VALUES (?, ?, ?)');
+  const insertDocument = db.prepare('INSERT INTO organization_documents (position, json, json_crc) VALUES (?, ?, ?)');
   const termMembers = new MemberLists();
   const taxonomyMembers = new MemberLists();
   const subtreeMembers = new MemberLists();
@@ -77,8 +78,9 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
     const detailJson = withLastModified(rendered.detailJson, modifiedAt);
     writer.hash.update(detailJson).update('\n');
     insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt, carried.addedAt ?? writer.publishedAt);
-    insertItem.run(position, withLastModified(rendered.listJson, modifiedAt));
-    insertDocument.run(position, detailJson);
+    const listJson = withLastModified(rendered.listJson, modifiedAt);
+    insertItem.run(position, listJson, documentCheck(listJson));
+    insertDocument.run(position, detailJson, documentCheck(detailJson));
     const terms = rendered.termIds.map((id) => termById.get(id)!);
     const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
     writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);

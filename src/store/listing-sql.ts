@@ -38,6 +38,9 @@ export interface Query<Param> {
   params: Param[];
 }
 
+/** A served document's columns as every read selects them: the JSON as `json`, its check as `crc` (see document-check.ts). */
+const document = (alias: string, column: string): string => `${alias}.${column} AS json, ${alias}.${column}_crc AS crc`;
+
 /**
  * The SQL of every listing and item, from one dialect: both stores ask the same questions of tables
  * of the same columns (see tables.ts), so that they cannot answer differently. Parameters are
@@ -49,7 +52,10 @@ export class ListingSql<Param> {
   /** Each SQL text with numbered parameters, made once (the texts are few): see driverText. */
   private readonly numbered = new Map<string, string>();
 
-  /** One item by its key, per kind: its JSON in a column named `json`. */
+  /**
+   * One item by its key, per kind: its JSON in a column named `json` and, for a document, its check
+   * in `crc` (see document-check.ts); the native id lookup answers an id, which is not served as it is.
+   */
   readonly items: Record<ItemKind, string>;
   /** A term's reference (TermRow): by id, by taxonomy and code, by taxonomy and code in any ASCII case. */
   readonly termLookups: Record<'byId' | 'byCode' | 'byCodeAnyCase', string>;
@@ -58,10 +64,10 @@ export class ListingSql<Param> {
     this.dialect = dialect;
     const table = (name: string) => dialect.table(name);
     this.items = {
-      organization: `SELECT d.json FROM ${table('organizations')} o JOIN ${table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`,
+      organization: `SELECT ${document('d', 'json')} FROM ${table('organizations')} o JOIN ${table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`,
       organizationIdByNativeId: `SELECT id AS json FROM ${table('organizations')} WHERE external_id = ?`,
-      taxonomy: `SELECT json FROM ${table('taxonomies')} WHERE id = ?`,
-      taxonomyTerm: `SELECT detail_json AS json FROM ${table('taxonomy_terms')} WHERE id = ?`,
+      taxonomy: `SELECT ${document('x', 'json')} FROM ${table('taxonomies')} x WHERE x.id = ?`,
+      taxonomyTerm: `SELECT ${document('t', 'detail_json')} FROM ${table('taxonomy_terms')} t WHERE t.id = ?`,
     };
     const termRef = `SELECT t.id, x.id AS "taxonomyId", t.position, t.taxonomy_position FROM ${table('taxonomy_terms')} t LEFT JOIN ${table('taxonomies')} x ON x.position = t.taxonomy_position`;
     const lower = dialect.asciiLower;
@@ -105,9 +111,9 @@ export class ListingSql<Param> {
    */
   pageByPosition(membership: Membership | undefined, view: OrganizationView): string {
     const jsonTable = this.organizationJsonTable(view);
-    if (membership === undefined) return `SELECT json FROM ${jsonTable} WHERE position >= ? AND position < ? ORDER BY position`;
+    if (membership === undefined) return `SELECT ${document('o', 'json')} FROM ${jsonTable} o WHERE o.position >= ? AND o.position < ? ORDER BY o.position`;
     const { table, group } = membership;
-    return `SELECT o.json FROM ${this.table(table)} m JOIN ${jsonTable} o ON o.position = m.organization_position
+    return `SELECT ${document('o', 'json')} FROM ${this.table(table)} m JOIN ${jsonTable} o ON o.position = m.organization_position
        WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`;
   }
 
@@ -183,7 +189,7 @@ export class ListingSql<Param> {
    */
   page(listing: Listing<Param>, offset: number, limit: number, ranked: boolean): Query<Param> {
     const rank = ranked && listing.ranking !== undefined;
-    const sql = `SELECT j.${listing.jsonColumn} AS json FROM (
+    const sql = `SELECT ${document('j', listing.jsonColumn)} FROM (
         SELECT ${listing.position} AS p, ${rank ? `${listing.ranking} AS r, ` : ''}${listing.order} AS k
         FROM ${listing.from}${ListingSql.where(listing)}
         ORDER BY ${rank ? 'r, ' : ''}k LIMIT ? OFFSET ?
@@ -194,10 +200,11 @@ export class ListingSql<Param> {
 
   /**
    * The next `limit` rows in list order after the row whose order key is `after` (0 for the first):
-   * `k`, the order key, and the JSON. Whole lists are read so, a batch at a time, with no OFFSET.
+   * `k`, the order key, and the JSON with its check. Whole lists are read so, a batch at a time, with
+   * no OFFSET.
    */
   batchAfter(listing: Listing<Param>, after: number, limit: number): Query<Param> {
-    const sql = `SELECT page.k, j.${listing.jsonColumn} AS json FROM (
+    const sql = `SELECT page.k, ${document('j', listing.jsonColumn)} FROM (
         SELECT ${listing.position} AS p, ${listing.order} AS k
         FROM ${listing.from}${ListingSql.where(listing, [`${listing.order} > ?`])}
         ORDER BY k LIMIT ${limit}
@@ -230,7 +237,7 @@ export class ListingSql<Param> {
 
   /** The JSON of these positions of the listing's JSON table, in the order given. */
   jsonOf(listing: Listing<Param>, positions: readonly number[]): Query<Param> {
-    const sql = `SELECT j.${listing.jsonColumn} AS json FROM ${this.dialect.orderedPositions} JOIN ${listing.jsonTable} j ON j.position = p.position ORDER BY p.n`;
+    const sql = `SELECT ${document('j', listing.jsonColumn)} FROM ${this.dialect.orderedPositions} JOIN ${listing.jsonTable} j ON j.position = p.position ORDER BY p.n`;
     return { sql, params: [this.dialect.positionsParam(positions) as Param] };
   }
 }
@@ -238,7 +245,7 @@ export class ListingSql<Param> {
 /**
  * Every row's JSON, in order, `size` at a time: a ranked list (small: see RANKED_SEARCH_LIMIT) in
  * pages, any other resuming after the last order key read, with no OFFSET. `json` runs a page;
- * `keyed` a batchAfter, its rows as [order key, JSON].
+ * `keyed` a batchAfter, its rows' order keys and verified JSON.
  */
 export async function* inBatches<Param>(
   sql: ListingSql<Param>,
@@ -246,7 +253,7 @@ export async function* inBatches<Param>(
   ranked: boolean,
   size: number,
   json: (query: Query<Param>) => Promise<string[]>,
-  keyed: (query: Query<Param>) => Promise<[number, string][]>,
+  keyed: (query: Query<Param>) => Promise<{ keys: number[]; json: string[] }>,
 ): AsyncGenerator<string[]> {
   if (ranked && listing.ranking !== undefined) {
     for (let offset = 0; ; offset += size) {
@@ -256,9 +263,9 @@ export async function* inBatches<Param>(
     }
   }
   for (let after = 0; ; ) {
-    const rows = await keyed(sql.batchAfter(listing, after, size));
-    if (rows.length > 0) yield rows.map((row) => row[1]);
-    if (rows.length < size) return;
-    after = rows.at(-1)![0];
+    const { keys, json: items } = await keyed(sql.batchAfter(listing, after, size));
+    if (items.length > 0) yield items;
+    if (items.length < size) return;
+    after = keys.at(-1)!;
   }
 }

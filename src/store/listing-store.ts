@@ -33,6 +33,9 @@ export interface TermConditions<Param> {
 /** Items looked up one at a time, by id (or native id). */
 export type ItemKind = 'organization' | 'organizationIdByNativeId' | 'taxonomy' | 'taxonomyTerm';
 
+/** Whether an item is a served document, read with its check (see ListingSql.items): all but the native id lookup. */
+export const isDocument = (kind: ItemKind): boolean => kind !== 'organizationIdByNativeId';
+
 /**
  * What one backend supplies: how it runs the SQL that listing-sql.ts builds for it, and its text
  * search. Everything else about answering the Store's questions is in ListingStore, once, so the

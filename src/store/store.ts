@@ -161,6 +161,8 @@ export interface Readiness {
   version?: string;
   /** Why not, when not ready. */
   reason?: string;
+  /** Not ready because the dataset served was found damaged after it was opened (a read found altered bytes). */
+  damaged?: boolean;
   /** Ready, but something an operator should know (a newer snapshot refused, say). */
   warning?: string;
 }

@@ -26,7 +26,8 @@
 /**
  * The layout of both stores: a server reads only a snapshot or generation of this format, and a new
  * layout (of either store) means a new format and an import. 12 made both from this one list; 13 added
- * `added_at`, so that the changes feed removes only what a client's version held.
+ * `added_at`, so that the changes feed removes only what a client's version held, and a check of
+ * every served JSON document (`<column>_crc`, see document-check.ts).
  */
 export const STORE_FORMAT = 13;
 
@@ -89,7 +90,7 @@ const membership = (table: keyof typeof MEMBERSHIP_GROUPS): Table => {
 
 export const TABLES = {
   taxonomies: {
-    columns: { position: 'integer', id: 'ordered text', code: 'ordered text', term_count: 'integer', json: 'text' },
+    columns: { position: 'integer', id: 'ordered text', code: 'ordered text', term_count: 'integer', json: 'text', json_crc: 'integer' },
     primaryKey: ['position'],
     indexes: [unique('taxonomies_id', 'id')],
   },
@@ -102,7 +103,9 @@ export const TABLES = {
       position_in_taxonomy: 'integer',
       parent_position: 'optional integer',
       json: 'text',
+      json_crc: 'integer',
       detail_json: 'text',
+      detail_json_crc: 'integer',
     },
     primaryKey: ['position'],
     indexes: [
@@ -123,12 +126,12 @@ export const TABLES = {
     indexes: [],
   },
   removed_organizations: {
-    columns: { position: 'integer', id: 'ordered text', added_at: 'ordered text', removed_at: 'ordered text', json: 'text' },
+    columns: { position: 'integer', id: 'ordered text', added_at: 'ordered text', removed_at: 'ordered text', json: 'text', json_crc: 'integer' },
     primaryKey: ['position'],
     indexes: [index('removed_organizations_removed_at', 'removed_at')],
   },
-  organization_items: { columns: { position: 'integer', json: 'text' }, primaryKey: ['position'], indexes: [] },
-  organization_documents: { columns: { position: 'integer', json: 'text' }, primaryKey: ['position'], indexes: [] },
+  organization_items: { columns: { position: 'integer', json: 'text', json_crc: 'integer' }, primaryKey: ['position'], indexes: [] },
+  organization_documents: { columns: { position: 'integer', json: 'text', json_crc: 'integer' }, primaryKey: ['position'], indexes: [] },
   organization_terms: membership('organization_terms'),
   organization_taxonomies: membership('organization_taxonomies'),
   organization_subtrees: membership('organization_subtrees'),

@@ -286,6 +286,54 @@ describe('snapshot checksums', () => {
   });
 });
 
+describe('bytes altered in the live snapshot after it was verified', () => {
+  it('are never served: the read that meets them answers 503, /readyz fails naming the snapshot, and a metric says so', async () => {
+    const data = temporaryDirectory();
+    const sources = temporaryDirectory();
+    try {
+      assert.equal((await runCommand('import', data.path, [datasetNamed(sources.path, 'Kept', 300)])).code, 0);
+      const { app } = await serveDataDir(data.path);
+      try {
+        const name = readPointer(data.path)!;
+        const file = join(snapshotsPath(data.path), name);
+        const { body: page } = await getJson(app, `${API}/organizations?per_page=1&page=200`);
+        const [organization] = page.contents as { id: string; name: string }[];
+        // Two bytes of the name, wherever the snapshot holds it as JSON (the list form and the full document); nothing else.
+        const bytes = readFileSync(file);
+        const was = Buffer.from(`"name":"${organization!.name}"`);
+        const altered = Buffer.from(`"name":"${organization!.name.replace('Kept', 'Kapt').replace('Organization', 'Orgbnization')}"`);
+        assert.equal(was.length, altered.length, 'the same length: only bytes change');
+        let at = bytes.indexOf(was);
+        const places: number[] = [];
+        while (at !== -1) {
+          places.push(at);
+          at = bytes.indexOf(was, at + 1);
+        }
+        assert.equal(places.length, 2, 'the list form and the full document');
+        const descriptor = openSync(file, 'r+');
+        for (const place of places) writeSync(descriptor, altered, 0, altered.length, place);
+        closeSync(descriptor);
+
+        const byId = await app.inject(`${API}/organizations/${organization!.id}`);
+        assert.equal(byId.statusCode, 503);
+        assert.doesNotMatch(byId.body, /Kapt|Orgbnization/);
+        // Not the page asked for above, which the response cache holds as it was read, verified.
+        const listed = await app.inject(`${API}/organizations?per_page=2&page=100`);
+        assert.equal(listed.statusCode, 503);
+        const ready = await app.inject('/readyz');
+        assert.equal(ready.statusCode, 503);
+        assert.equal(ready.json().reason, `snapshot ${name} is damaged (see the server log)`);
+        assert.match((await app.inject('/metrics')).body, /^hsds_dataset_damaged 1$/m);
+      } finally {
+        await app.close();
+      }
+    } finally {
+      data.remove();
+      sources.remove();
+    }
+  });
+});
+
 describe('the import lock', () => {
   it('is taken over when its process id now belongs to another process, and otherwise names the file, the process and how to clear it', async () => {
     const data = temporaryDirectory();

@@ -160,6 +160,25 @@ describe('PostgreSQL too slow to answer, or no connection free', postgresSuite, 
     assert.equal(response.headers['retry-after'], '1');
   };
 
+  it('answers 503, never the bytes, for a document altered in the database, and serves the others', async () => {
+    const app = await appWith({});
+    try {
+      const { body } = await app.inject(`${API}/organizations?per_page=2`);
+      const [altered, intact] = JSON.parse(body).contents as { id: string; name: string }[];
+      const schema = (await locker.query<{ name: string }>("SELECT 'hsds_g' || generation AS name FROM hsds.live")).rows[0]!.name;
+      await locker.query(
+        `UPDATE ${schema}.organization_documents d SET json = replace(d.json, $1, $2) FROM ${schema}.organizations o WHERE o.position = d.position AND o.id = $3`,
+        [`"name":"${altered!.name}"`, `"name":"${altered!.name.slice(0, -1)}#"`, altered!.id],
+      );
+      const answer = await app.inject(`${API}/organizations/${altered!.id}`);
+      assert.equal(answer.statusCode, 503);
+      assert.doesNotMatch(answer.body, /#"/);
+      assert.equal((await app.inject(`${API}/organizations/${intact!.id}`)).statusCode, 200);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('answers 503 when a statement outlasts --database-statement-timeout, and 200 once it can read', async () => {
     const app = await appWith({ statementTimeoutMs: 100 });
     try {

@@ -1,5 +1,7 @@
 import type pg from 'pg';
 import { query } from './connection.ts';
+import { verifiedRows } from '../document-check.ts';
+import type { CheckedRow } from '../document-check.ts';
 import { inBatches, ListingSql } from '../listing-sql.ts';
 import type { Query } from '../listing-sql.ts';
 import type { Listing } from '../listing.ts';
@@ -69,8 +71,9 @@ export class PgListingRunner {
     return query<Row>(this.pool(), this.sql.driverText(sql), params);
   }
 
-  private async json({ sql, params }: Query<unknown>): Promise<string[]> {
-    return (await this.rows<{ json: string }>(sql, params)).map((row) => row.json);
+  /** The verified JSON of a query's rows of `json` and `crc`, read from the listing's JSON table. */
+  private async json({ sql, params }: Query<unknown>, listing: PgListing): Promise<string[]> {
+    return verifiedRows(await this.rows<CheckedRow>(sql, params), listing.jsonTable);
   }
 
   async count(listing: PgListing): Promise<number> {
@@ -92,18 +95,19 @@ export class PgListingRunner {
 
   /** The JSON of these positions, in the order given. */
   async jsonOf(listing: PgListing, positions: readonly number[]): Promise<string[]> {
-    return positions.length === 0 ? [] : this.json(this.sql.jsonOf(listing, positions));
+    return positions.length === 0 ? [] : this.json(this.sql.jsonOf(listing, positions), listing);
   }
 
   /** The items at 0-based `offset`, in order (by relevance first when `ranked`), in one query. */
   items(listing: PgListing, offset: number, limit: number, ranked: boolean): Promise<string[]> {
-    return this.json(this.sql.page(listing, offset, limit, ranked));
+    return this.json(this.sql.page(listing, offset, limit, ranked), listing);
   }
 
   /** Every item, in order, a batch at a time (see inBatches). */
   all(listing: PgListing, ranked: boolean): AsyncGenerator<string[]> {
-    return inBatches(this.sql, listing, ranked, BATCH, (page) => this.json(page), async ({ sql, params }) =>
-      (await this.rows<{ k: number; json: string }>(sql, params)).map((row): [number, string] => [row.k, row.json]),
-    );
+    return inBatches(this.sql, listing, ranked, BATCH, (page) => this.json(page, listing), async ({ sql, params }) => {
+      const rows = await this.rows<CheckedRow & { k: number }>(sql, params);
+      return { keys: rows.map((row) => row.k), json: verifiedRows(rows, listing.jsonTable) };
+    });
   }
 }

@@ -8,7 +8,9 @@ import type { FacetCount, FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
 import type { ListingSql } from '../listing-sql.ts';
-import { ListingStore } from '../listing-store.ts';
+import { ListingStore, isDocument } from '../listing-store.ts';
+import { verifiedRows } from '../document-check.ts';
+import type { CheckedRow } from '../document-check.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import { RANKED_SEARCH_LIMIT } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
@@ -200,8 +202,8 @@ class PostgresBackend implements ListingBackend<unknown> {
     const total = membership === undefined ? this.facts.info.organizations : (this.facts.listLengths.get(listKey(membership)) ?? 0);
     if (range.first > total) return { total, items: [] };
     const params = membership === undefined ? [range.first, end] : [membership.key, range.first, end];
-    const rows = await this.runner.rows<{ json: string }>(this.sql.pageByPosition(membership, view), params);
-    return { total, items: rows.map((row) => row.json) };
+    const rows = await this.runner.rows<CheckedRow>(this.sql.pageByPosition(membership, view), params);
+    return { total, items: verifiedRows(rows, this.sql.organizationJsonTable(view)) };
   }
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): PgListing {
@@ -238,7 +240,9 @@ class PostgresBackend implements ListingBackend<unknown> {
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
-    return (await this.runner.rows<{ json: string }>(this.sql.items[kind], [key]))[0]?.json;
+    const [row] = await this.runner.rows<CheckedRow>(this.sql.items[kind], [key]);
+    if (row === undefined || !isDocument(kind)) return row?.json;
+    return verifiedRows([row], `the ${kind} ${key}`)[0];
   }
 
   /** The pools belong to the provider (live.ts), which ends them. */

@@ -1,4 +1,5 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { verifiedColumns } from '../document-check.ts';
 import { inBatches, ListingSql } from '../listing-sql.ts';
 import type { Query } from '../listing-sql.ts';
 import type { Listing as ListingParts } from '../listing.ts';
@@ -52,8 +53,6 @@ export function prepareRowsAsArrays(db: DatabaseSync, sql: string): StatementSyn
   return statement;
 }
 
-/** The first column of each row of a statement from prepareRowsAsArrays. */
-export const firstColumns = <T>(rows: unknown[]): T[] => (rows as unknown as [T][]).map((row) => row[0]);
 
 /** The SQL of listings and items: a snapshot's tables by their names. */
 export const SQL = new ListingSql<SQLInputValue>({
@@ -100,8 +99,9 @@ export class ListingRunner {
     return statement;
   }
 
-  private json({ sql, params }: Query<SQLInputValue>): string[] {
-    return firstColumns<string>(this.arrayStatement(sql).all(...params));
+  /** The verified JSON of a query's rows of [json, crc], read from the listing's JSON table. */
+  private json({ sql, params }: Query<SQLInputValue>, listing: Listing): string[] {
+    return verifiedColumns(this.arrayStatement(sql).all(...params), listing.jsonTable);
   }
 
   count(listing: Listing): number {
@@ -111,7 +111,7 @@ export class ListingRunner {
 
   /** The items at 0-based `offset`, in order (by relevance first when `ranked`), in one statement. */
   items(listing: Listing, offset: number, limit: number, ranked: boolean): string[] {
-    return this.json(SQL.page(listing, offset, limit, ranked));
+    return this.json(SQL.page(listing, offset, limit, ranked), listing);
   }
 
   /** Organizations per value of each facet in a listing, or (no listing) in the unfiltered list, in one reading of the list. */
@@ -128,11 +128,14 @@ export class ListingRunner {
 
   /** The JSON of these positions, in the order given. */
   jsonOf(listing: Listing, positions: readonly number[]): string[] {
-    return this.json(SQL.jsonOf(listing, positions));
+    return this.json(SQL.jsonOf(listing, positions), listing);
   }
 
   /** Every item, in order (by relevance first when `ranked`), a batch at a time (see inBatches). */
   all(listing: Listing, ranked: boolean): AsyncGenerator<string[]> {
-    return inBatches(SQL, listing, ranked, BATCH, async (page) => this.json(page), async ({ sql, params }) => this.arrayStatement(sql).all(...params) as unknown as [number, string][]);
+    return inBatches(SQL, listing, ranked, BATCH, async (page) => this.json(page, listing), async ({ sql, params }) => {
+      const rows = this.arrayStatement(sql).all(...params) as unknown as [number, string, number][];
+      return { keys: rows.map((row) => row[0]), json: verifiedColumns(rows, listing.jsonTable, 1) };
+    });
   }
 }

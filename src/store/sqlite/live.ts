@@ -140,7 +140,7 @@ export class LiveSqliteStores implements StoreProvider {
   async readiness(): Promise<Readiness> {
     const { store } = this.current;
     // Snapshot names only: the paths and SQLite's words are for the log, not for any client.
-    if (store.damage !== undefined) return { ready: false, reason: `snapshot ${this.current.name} is damaged (see the server log)` };
+    if (store.damage !== undefined) return { ready: false, damaged: true, reason: `snapshot ${this.current.name} is damaged (see the server log)` };
     const readiness: Readiness = { ready: true, version: (await store.info()).version };
     if (this.refused !== undefined) {
       readiness.warning = `newer snapshot ${this.refused.name} refused: it does not verify (see the server log); still serving ${this.current.name}`;

@@ -2,7 +2,8 @@ import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { HISTORY_COLUMNS } from '../tables.ts';
 import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
-import { ListingRunner, SQL, firstColumns, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
+import { ListingRunner, SQL, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
+import { AlteredDocument, verifiedColumns, verifiedDocument } from '../document-check.ts';
 import type { Listing } from './listing.ts';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { singleToken } from '../search-query.ts';
@@ -12,7 +13,7 @@ import { facetLabels } from '../facets.ts';
 import type { FacetCount, FacetLabels } from '../facets.ts';
 import type { VocabularyEntry } from '../search-vocabulary.ts';
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups, TermRow } from '../filter-plan.ts';
-import { ListingStore } from '../listing-store.ts';
+import { ListingStore, isDocument } from '../listing-store.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import { StoreUnavailable } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
@@ -114,7 +115,8 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   /** A StoreUnavailable when the error says the file is damaged (and the damage noted), else the error. */
   private damageOf(error: unknown): unknown {
     const { code, errcode } = error as { code?: string; errcode?: number };
-    if (code !== 'ERR_SQLITE_ERROR' || errcode === undefined || !DAMAGE_CODES.has(errcode & 0xff)) return error;
+    const damaged = error instanceof AlteredDocument || (code === 'ERR_SQLITE_ERROR' && errcode !== undefined && DAMAGE_CODES.has(errcode & 0xff));
+    if (!damaged) return error;
     this.damage = `snapshot ${this.file} is damaged: ${(error as Error).message}`;
     return new StoreUnavailable(this.damage, { cause: error });
   }
@@ -165,12 +167,13 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   private pageByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Page {
     const end = range.first + range.count;
     const rows = this.listings.arrayStatement(SQL.pageByPosition(membership, view));
+    const table = SQL.organizationJsonTable(view);
     if (membership === undefined) {
       const total = this.info.organizations;
-      return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(range.first, end)) };
+      return { total, items: range.first > total ? [] : verifiedColumns(rows.all(range.first, end), table) };
     }
     const total = this.listLength(membership);
-    return { total, items: range.first > total ? [] : firstColumns<string>(rows.all(membership.key, range.first, end)) };
+    return { total, items: range.first > total ? [] : verifiedColumns(rows.all(membership.key, range.first, end), table) };
   }
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing {
@@ -211,7 +214,11 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   }
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
-    return this.read(() => (this.itemStatements[kind].get(key) as unknown as [string] | undefined)?.[0]);
+    return this.read(() => {
+      const row = this.itemStatements[kind].get(key) as unknown as [string, number?] | undefined;
+      if (row === undefined || !isDocument(kind)) return row?.[0];
+      return verifiedDocument(row[0], row[1]!, `the ${kind} ${key}`);
+    });
   }
 
   async close(): Promise<void> {

@@ -271,6 +271,15 @@ export default fp<MetricsOptions>(
           this.set(read());
         },
       });
+    new Gauge({
+      name: 'hsds_dataset_damaged',
+      help: 'Whether the dataset served was found damaged after it was opened (1: a read met altered bytes; every request is answered 503 until a good snapshot is served)',
+      registers: [registry],
+      aggregator: 'max',
+      async collect() {
+        this.set((await stores.readiness()).damaged === true ? 1 : 0);
+      },
+    });
     datasetGauge('hsds_dataset_published_timestamp_seconds', 'When the dataset served was published', () => dataset.publishedAt);
     datasetGauge('hsds_dataset_organizations', 'Published organizations in the dataset served', () => dataset.organizations);
 
