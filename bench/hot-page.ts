@@ -7,7 +7,8 @@
  * - minimal Fastify, one route sending the recorded answer, no logger (bench/lib/minimal-fastify.ts);
  * - this API (`serve`, default settings but the log level), the same with --workers N (2 by
  *   default; on this 2-core machine wrk shares the cores with them), and in the `page` scenario
- *   this API with the rate limit on; with --compare, the API of another checkout too.
+ *   this API with the rate limit on; with --compare, the API of another checkout too (and, with
+ *   --latency-data-dir, its uncached latency beside this API's).
  *
  * Scenarios: `page` (a cached page), `304` (its revalidation: If-None-Match of its ETag). Each
  * round's requests per second and ratios to bare node:http of the same round are printed, with the
@@ -252,6 +253,9 @@ try {
   if (values['latency-data-dir'] !== undefined) {
     const uncached = await startApi('this API, response cache off', REPO, values['latency-data-dir'], ['--response-cache-size', '0']);
     started.push(uncached);
+    const uncachedCompared =
+      values.compare === undefined ? undefined : await startApi(`--compare ${values.compare}, response cache off`, resolve(values.compare), values['latency-data-dir'], ['--response-cache-size', '0']);
+    if (uncachedCompared !== undefined) started.push(uncachedCompared);
     const listing = JSON.parse(await (await fetch(`http://127.0.0.1:${uncached.port}/api/hsds/v3/organizations?per_page=1&page=1000`)).text()) as { total_items: number; contents: { id: string }[] };
     const byId = `/api/hsds/v3/organizations/${listing.contents[0]!.id}`;
     const deepPage = `/api/hsds/v3/organizations?page=${Math.floor(listing.total_items / 20 / 2)}`;
@@ -266,6 +270,7 @@ try {
       started.push(bare);
       const runs = new Map<Target, { rate: number; p50?: number; p99?: number }[]>([
         [uncached, []],
+        ...(uncachedCompared === undefined ? [] : [[uncachedCompared, []] as [Target, never[]]]),
         [bare, []],
       ]);
       for (const target of runs.keys()) await wrk(target.port, 2, headers, { connections: '1', path });
@@ -277,7 +282,7 @@ try {
       for (const [target, results] of runs) {
         const each = (pick: (result: (typeof results)[number]) => number | undefined, digits: number) => results.map((result) => pick(result)?.toFixed(digits)).join(', ');
         console.log(
-          `| GET ${path} | ${target === uncached ? 'this API' : target.name} | ${each((result) => result.rate, 0)} | ${each((result) => result.p50, 3)} | ${each((result) => result.p99, 3)} | ${median(results.map((result) => result.p99 ?? Infinity)).toFixed(3)} |`,
+          `| GET ${path} | ${target === uncached ? 'this API' : target === uncachedCompared ? `--compare ${values.compare}` : target.name} | ${each((result) => result.rate, 0)} | ${each((result) => result.p50, 3)} | ${each((result) => result.p99, 3)} | ${median(results.map((result) => result.p99 ?? Infinity)).toFixed(3)} |`,
         );
       }
     }

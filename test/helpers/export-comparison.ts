@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { FastifyInstance } from 'fastify';
-import { allItems } from './app.ts';
+import { allItems, temporaryDirectory } from './app.ts';
+import { checkEveryResponse } from './hsds-schemas.ts';
+import { runCommand, serveDataDir } from './imports.ts';
 import type { ImportRun } from './imports.ts';
 
 /**
@@ -129,4 +132,57 @@ export function droppedByKind(dropped: readonly Dropped[]): Record<string, numbe
   const counts: Record<string, number> = {};
   for (const { field } of dropped) counts[`invalid ${field} dropped`] = (counts[`invalid ${field} dropped`] ?? 0) + 1;
   return counts;
+}
+
+/** What an export must give: its import's summary, and what is served of it. */
+export interface ExportExpected {
+  /** The summary's line, after "Published dataset <version>: ". */
+  published: string;
+  warnings: Record<string, number>;
+  organizations: number;
+  terms: number;
+  websitesGivenHttp: number;
+  /** Dropped values, as `field: value`, in file order. */
+  dropped: string[];
+}
+
+/** The tests of one export folder imported as it is: the import's summary, every field served against the input, and valid HSDS. */
+export function describeExport(title: string, folder: string, expected: ExportExpected): void {
+  describe(`${title}, imported as it is`, () => {
+    const data = temporaryDirectory();
+    let run: ImportRun;
+    let app: FastifyInstance;
+    let invalid: string[];
+    let comparison: ExportComparison;
+    before(async () => {
+      run = await runCommand('import', data.path, [folder]);
+      ({ app } = await serveDataDir(data.path));
+      invalid = checkEveryResponse(app);
+      comparison = await compareWithInput(folder, app);
+    });
+    after(async () => {
+      await app?.close();
+      data.remove();
+    });
+
+    it('publishes (exit 0), with the summary expected', () => {
+      assert.equal(run.code, 0, run.text);
+      assert.match(run.results.join('\n'), new RegExp(`^Published dataset [0-9a-f]{16}: ${expected.published.replace(/[()]/g, '\\$&')};`));
+      assert.deepEqual(warningCounts(run), expected.warnings);
+    });
+
+    it('serves every organization and term, each field as its rule says; counts what was dropped and why', () => {
+      assert.equal(comparison.organizations, expected.organizations);
+      assert.equal(comparison.terms, expected.terms);
+      assert.equal(comparison.websitesGivenHttp, expected.websitesGivenHttp);
+      assert.deepEqual(comparison.dropped.map(({ field, value }) => `${field}: ${value}`), expected.dropped);
+      // The same counts as the import's summary gives.
+      const summary = Object.fromEntries(Object.entries(warningCounts(run)).filter(([kind]) => kind.endsWith(' dropped')));
+      assert.deepEqual(droppedByKind(comparison.dropped), summary);
+    });
+
+    it('serves only valid HSDS 3.0 and 3.2.3, and nothing its profile does not declare', () => {
+      assert.deepEqual(invalid, []);
+    });
+  });
 }
