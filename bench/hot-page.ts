@@ -17,7 +17,7 @@
  * uncached page and an organization by id (p50/p99), each beside bare node:http sending the same
  * answer (the latency this machine gives any server at one connection), in interleaved rounds.
  *
- *   node bench/hot-page.ts --data-dir DIR [--scenarios page,304] [--rounds 3] [--seconds 6]
+ *   node bench/hot-page.ts --data-dir DIR [--scenarios page,304|none] [--rounds 3] [--seconds 6]
  *        [--connections 32] [--path /api/hsds/v3/organizations?page=3] [--encoding br]
  *        [--compare ../before] [--latency-data-dir /work/bench-2m] [--workers 2]
  */
@@ -204,7 +204,8 @@ try {
   if (compared !== undefined) started.push(compared);
 
   const seconds = Number(values.seconds);
-  for (const scenario of values.scenarios!.split(',')) {
+  // `--scenarios none`: only the uncached latency of --latency-data-dir.
+  for (const scenario of values.scenarios === 'none' ? [] : values.scenarios!.split(',')) {
     const headers: Record<string, string> = { 'accept-encoding': values.encoding! };
     const page = await record(api.port, headers);
     if (page.status !== 200) throw new Error(`${values.path} answered ${page.status}`);
