@@ -19,7 +19,7 @@
  *
  *   node bench/hot-page.ts --data-dir DIR [--scenarios page,304|none] [--rounds 3] [--seconds 6]
  *        [--connections 32] [--path /api/hsds/v3/organizations?page=3] [--encoding br]
- *        [--compare ../before] [--latency-data-dir /work/bench-2m] [--workers 2]
+ *        [--compare ../before [--compare-data-dir DIR]] [--latency-data-dir /work/bench-2m] [--workers 2]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -37,6 +37,7 @@ const { values } = parseArgs({
     'data-dir': { type: 'string' },
     'latency-data-dir': { type: 'string' },
     compare: { type: 'string' },
+    'compare-data-dir': { type: 'string' },
     scenarios: { type: 'string', default: 'page,304' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '6' },
@@ -200,7 +201,8 @@ try {
   const workers = Number(values.workers);
   const clustered = workers > 1 ? await startApi(`this API, --workers ${workers}`, REPO, values['data-dir']!, ['--workers', String(workers)]) : undefined;
   if (clustered !== undefined) started.push(clustered);
-  const compared = values.compare === undefined ? undefined : await startApi(`--compare ${values.compare}`, resolve(values.compare), values['data-dir']!);
+  // The other checkout may read only another store format: --compare-data-dir is then its own copy of the same data.
+  const compared = values.compare === undefined ? undefined : await startApi(`--compare ${values.compare}`, resolve(values.compare), values['compare-data-dir'] ?? values['data-dir']!);
   if (compared !== undefined) started.push(compared);
 
   const seconds = Number(values.seconds);

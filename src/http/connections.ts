@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 interface Connection {
   /** Responses begun and not over: the one being sent and those pipelined behind it. */
   responses: number;
-  /** The client's progress when last looked at (see progressOf), and when it last changed. */
+  /** The client's progress when last looked at (see progressOf; -1: not yet), and when it last changed. */
   written: number;
   queued: number;
   progressAt: number;
@@ -73,7 +73,8 @@ export function trackConnections(handler: RequestListener, idleTimeoutMs: number
       connections.set(socket, connection);
     }
     if (connection.responses++ === 0) {
-      Object.assign(connection, progressOf(socket), { progressAt: performance.now() });
+      // Its progress is first read by the next check (a reading counts as progress): nothing to read per request.
+      connection.written = -1;
       busy.add(socket);
       sweep ??= setInterval(check, checkEvery(idleTimeoutMs)).unref();
     }
