@@ -5,8 +5,9 @@ import { StoreUnavailable } from './store.ts';
  * Every JSON document a store serves is kept beside a check of its bytes (a column `<json>_crc`, see
  * tables.ts), and a read compares the two before the document goes anywhere: a file altered after
  * the server verified it whole at open (a failing disk, an edit in place) answers 503, never altered
- * bytes. CRC-32 finds every change of up to 4 consecutive bytes and all but one in 2^32 of any other,
- * at a cost of about a microsecond for a 2 KB document (bench/hot-page.ts measures reads with it).
+ * bytes. CRC-32 finds every change within 4 consecutive bytes and all but one in 2^32 of any other,
+ * at about a microsecond per document (bench/document-check.ts; docs/performance.md, "Snapshot
+ * verification").
  * Kept as a signed 32-bit integer: PostgreSQL's `integer` has no unsigned form.
  */
 export const documentCheck = (json: string): number => crc32(json) | 0;
