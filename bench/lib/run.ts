@@ -154,3 +154,30 @@ export function writeResults(name: string, startedAt: Date, report: unknown): st
   renameSync(`${file}.tmp`, file);
   return relative(REPO, file);
 }
+
+/**
+ * Where a process's anonymous memory is, from /proc/<pid>/smaps: glibc's main arena (`[heap]`, what
+ * malloc takes with brk), mappings the size of glibc's other arenas (64 MiB reserved each, for
+ * threads), and the other anonymous mappings (V8's heap pages, large allocations mmap'd by malloc).
+ */
+export function anonymousBreakdown(pid: number): { mainArena: number; threadArenas: number; threadArenaCount: number; otherMappings: number } {
+  const result = { mainArena: 0, threadArenas: 0, threadArenaCount: 0, otherMappings: 0 };
+  let kind: 'main' | 'arena' | 'other' | undefined;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (header !== null) {
+      const size = Number.parseInt(header[2]!, 16) - Number.parseInt(header[1]!, 16);
+      const name = header[4]!;
+      kind = name === '[heap]' ? 'main' : name !== '' ? undefined : size === 64 * 1024 * 1024 ? 'arena' : 'other';
+      if (kind === 'arena') result.threadArenaCount++;
+      continue;
+    }
+    const anonymous = /^Anonymous:\s+(\d+) kB$/.exec(line);
+    if (anonymous === null || kind === undefined) continue;
+    const bytes = Number(anonymous[1]) * 1024;
+    if (kind === 'main') result.mainArena += bytes;
+    else if (kind === 'arena') result.threadArenas += bytes;
+    else result.otherMappings += bytes;
+  }
+  return result;
+}
