@@ -7,9 +7,10 @@ import addFormatsModule from 'ajv-formats';
 
 /**
  * Our own TypeScript re-implementation of the procedure of the Open Referral UK validator
- * (OpenReferralUK/oruk-validator, read at commit 8cbf722), as written down in
- * /work/notes/oruk-validator-procedure.md (§ numbers below refer to it). It is a test helper: it
- * asks a running server what the validator would ask and judges the answers as it would.
+ * (OpenReferralUK/oruk-validator, read at commit 8cbf722). The § numbers below are the steps of
+ * notes written from its source when this file was first made; the notes are not in this repository,
+ * so the source at that commit is the reference. It is a test helper: it asks a running server what
+ * the validator would ask and judges the answers as it would.
  *
  * Where the original's behaviour comes from .NET libraries that cannot run here, this file says so.
  * What is not reproduced:
