@@ -5,7 +5,8 @@
  * - bare node:http sending the recorded answer (the runtime's ceiling, bench/lib/baseline-server.ts);
  * - nginx serving the recorded body as a file (one worker; `apt-get install nginx`);
  * - minimal Fastify, one route sending the recorded answer, no logger (bench/lib/minimal-fastify.ts);
- * - this API (`serve`, default settings but the log level), the same with --workers N (2 by
+ * - this API (`serve`, default settings but the log level: warn), the same with the default log
+ *   level (info: an access-log line per request, written to /dev/null), the same with --workers N (2 by
  *   default; on this 2-core machine wrk shares the cores with them), and in the `page` scenario
  *   this API with the rate limit on; with --compare, the API of another checkout too (and, with
  *   --latency-data-dir, its uncached latency beside this API's).
@@ -196,6 +197,9 @@ try {
   console.log(`commit ${commit}${dirty ? ' (with uncommitted changes)' : ''}; Node ${process.version}; load average before: ${load()}`);
   const api = await startApi('this API', REPO, values['data-dir']!);
   started.push(api);
+  // As `npm start` runs it: the log level info, one JSON access-log line per request (to /dev/null here).
+  const logging = await startApi('this API, log level info (as npm start)', REPO, values['data-dir']!, ['--log-level', 'info']);
+  started.push(logging);
   const rateLimited = await startApi(`this API, --rate-limit ${RATE_LIMIT}`, REPO, values['data-dir']!, ['--rate-limit', String(RATE_LIMIT)]);
   started.push(rateLimited);
   const workers = Number(values.workers);
@@ -222,7 +226,7 @@ try {
       { name: 'minimal Fastify', port: nextPort, process: await start(process.execPath, ['bench/lib/minimal-fastify.ts', join(directory, 'response.json'), String(nextPort++)], REPO, /ready/) },
     ];
     started.push(...servers);
-    const targets = [...servers, api, ...(clustered === undefined ? [] : [clustered]), ...(scenario === 'page' ? [rateLimited] : []), ...(compared === undefined ? [] : [compared])];
+    const targets = [...servers, api, logging, ...(clustered === undefined ? [] : [clustered]), ...(scenario === 'page' ? [rateLimited] : []), ...(compared === undefined ? [] : [compared])];
     // Each API's ETag names its link origin, which has its port: each is asked with its own, and
     // every target must answer with the recorded status (a 200 counts as a success for wrk too).
     const requestHeaders = new Map<Target, Record<string, string>>();

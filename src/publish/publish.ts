@@ -69,10 +69,10 @@ function removeOldSnapshots(dataDir: string, keep: readonly string[]): void {
 }
 
 /**
- * Bytes of snapshot per organization, to foresee how much room an import needs: the bundled IRS
- * data's snapshot at store format 12 (775 MB for 326,224 organizations; the search index, facets
- * and history included), rounded up. The live snapshot's own ratio is used instead when it holds
- * enough organizations for its fixed part (the taxonomies) not to dominate.
+ * Bytes of snapshot per organization, to foresee how much room an import needs: about what the
+ * bundled IRS data's snapshot takes (775 MB for 326,224 organizations at store format 12, 787 MB at
+ * 13; the search index, facets and history included). The live snapshot's own ratio is used instead
+ * when it holds enough organizations for its fixed part (the taxonomies) not to dominate.
  */
 const BYTES_PER_ORGANIZATION = 2_400;
 const ORGANIZATIONS_FOR_OWN_RATIO = 10_000;
@@ -124,8 +124,8 @@ class RoomForSnapshot {
 
   /** A full disk's fault, with what was expected and what was free. */
   explain(fault: StorageFault): StorageFault {
-    if (this.needed === undefined || this.free === undefined || !/disk is full|quota/.test(fault.message)) return fault;
-    return new StorageFault(`${fault.message} (this import needs about ${megabytes(this.needed)}; ${megabytes(this.free)} were free when it began writing)`);
+    if (this.needed === undefined || this.free === undefined || !fault.outOfSpace) return fault;
+    return new StorageFault(`${fault.message} (this import needs about ${megabytes(this.needed)}; ${megabytes(this.free)} were free when it began writing)`, true);
   }
 }
 

@@ -6,7 +6,19 @@ import { dirname } from 'node:path';
  * The file system refused what a publish needed (disk full, read-only, permissions, a symlink loop):
  * one line naming the path; nothing was published.
  */
-export class StorageFault extends Error {}
+export class StorageFault extends Error {
+  /** The disk (or the quota) had no room left: what more room would mend. */
+  readonly outOfSpace: boolean;
+
+  constructor(message: string, outOfSpace = false) {
+    super(message);
+    this.outOfSpace = outOfSpace;
+  }
+}
+
+const OUT_OF_SPACE_CODES = new Set(['ENOSPC', 'EDQUOT']);
+/** SQLITE_FULL. */
+const SQLITE_FULL = 13;
 
 /** Plain words for the errors a file system gives, by errno code. */
 const ERRNO_REASONS: Record<string, string> = {
@@ -40,11 +52,11 @@ const SQLITE_REASONS: Record<number, string> = {
 export function storageFault(error: unknown, path: string): StorageFault | undefined {
   if (error instanceof StorageFault) return error;
   const { code, errcode, path: errorPath } = error as { code?: string; errcode?: number; path?: string };
-  const located = (where: string, reason: string) => new StorageFault(where === '' ? reason : `${where}: ${reason}`);
-  if (code !== undefined && Object.hasOwn(ERRNO_REASONS, code)) return located(errorPath ?? path, ERRNO_REASONS[code]!);
+  const located = (where: string, reason: string, outOfSpace: boolean) => new StorageFault(where === '' ? reason : `${where}: ${reason}`, outOfSpace);
+  if (code !== undefined && Object.hasOwn(ERRNO_REASONS, code)) return located(errorPath ?? path, ERRNO_REASONS[code]!, OUT_OF_SPACE_CODES.has(code));
   if (code === 'ERR_SQLITE_ERROR' && errcode !== undefined && Object.hasOwn(SQLITE_REASONS, errcode & 0xff)) {
-    const temporary = errcode === 13 || errcode === 10 ? ` (or SQLite's temporary files in ${tmpdir()})` : '';
-    return located(`${path}${temporary}`, SQLITE_REASONS[errcode & 0xff]!);
+    const temporary = errcode === SQLITE_FULL || errcode === 10 ? ` (or SQLite's temporary files in ${tmpdir()})` : '';
+    return located(`${path}${temporary}`, SQLITE_REASONS[errcode & 0xff]!, (errcode & 0xff) === SQLITE_FULL);
   }
   return undefined;
 }

@@ -70,7 +70,7 @@ const isStreamed = (request: FastifyRequest, route: FastifyRequest['routeOptions
   route.config.streamed?.((request.query ?? {}) as Record<string, unknown>) === true;
 
 /** What the responses of a server are made by, besides the dataset: its code and the settings it renders. */
-export const renderingTag = (renderedSettings: unknown): string => hash('sha1', `${CODE_DIGEST}\n${JSON.stringify(renderedSettings)}`, 'base64url');
+const renderingTag = (renderedSettings: unknown): string => hash('sha1', `${CODE_DIGEST}\n${JSON.stringify(renderedSettings)}`, 'base64url');
 
 /** The part of a representation that is not in its URL: what renders it and the link origin. */
 const representationTag = (rendering: string, origin: string): string => hash('sha1', `${rendering}\n${origin}`, 'base64url').slice(0, 10);

@@ -22,7 +22,7 @@ const EXPORT_RETRY_AFTER_SECONDS = 10;
  * Exports one client (one address, as --trust-proxy makes it) may have under way at once: a quarter
  * of the server's, at least one, so that no client can take every slot and keep the others waiting.
  */
-export const exportsPerClient = (maxExports: number): number => Math.max(1, Math.floor(maxExports / 4));
+const exportsPerClient = (maxExports: number): number => Math.max(1, Math.floor(maxExports / 4));
 
 /**
  * Each chunk is made in its turn, shared with requests (see turns.ts). A store read synchronously
