@@ -15,7 +15,7 @@ import { collectSamples, random } from './lib/http-scenarios.ts';
 import type { Samples } from './lib/http-scenarios.ts';
 import { fetchRaw, waitUntilUp } from './lib/load.ts';
 import { mixedWorkload } from './lib/mixed-load.ts';
-import { anonymousBreakdown, CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, MIB, parseInteger, REPO, residentMemory, runMain, writeResults } from './lib/run.ts';
+import { anonymousBreakdown, CACHE_DIR, describeMachine, formatTable, gitRevision, log, machine, mallocHeldFree, MIB, parseInteger, REPO, residentMemory, runMain, writeResults } from './lib/run.ts';
 import { API, servedBundled, warmPageCache, withBaseline } from './lib/served.ts';
 
 const USAGE = `Usage: node bench/soak.ts [options]
@@ -234,6 +234,7 @@ async function main(): Promise<number> {
     await sleep(IDLE_SECONDS * 1000);
     const idle = await sample(seconds + IDLE_SECONDS, false);
     const breakdown = anonymousBreakdown(server.pid!);
+    const heldFree = mallocHeldFree(server.pid!);
 
     // The check: after the first minute, resident memory stays within GROWTH_TARGET of its value then, and under the ceiling.
     const settled = memory.find((entry) => entry.second >= SETTLED_SECOND) ?? memory.at(-1)!;
@@ -280,7 +281,7 @@ async function main(): Promise<number> {
       memory: [...memory, { ...idle, idle: true }],
       cpu: { server: serverCpu, generator: generatorCpu },
       target: { settledSecond: settled.second, settledRss: settled.rss, maxRssAfter: maxLater, growth, maxRss: maxAll, growthTarget: GROWTH_TARGET, rssTargetMiB: RSS_TARGET_MIB, met: flat && under },
-      anonymousAtIdle: breakdown,
+      anonymousAtIdle: { ...breakdown, mallocHeldFree: heldFree },
     };
     const file = writeResults('soak', startedAt, report);
     rmSync(listFile, { force: true });
@@ -293,7 +294,7 @@ async function main(): Promise<number> {
         `socket errors ${errors}${unexpected.length > 0 ? `; UNEXPECTED STATUSES ${unexpected.map(([status]) => status).join(', ')}` : ''}`,
       `CPU, share of one core: server ${(serverCpu * 100).toFixed(0)}%, wrk ${(generatorCpu * 100).toFixed(0)}%; wrk's ceiling with this script (a bare node:http server answering): ${perSecond(ceiling).toFixed(0)} req/s`,
       '',
-      `anonymous memory at idle: ${mib(breakdown.mainArena)} MiB in glibc's main arena, ${mib(breakdown.threadArenas)} MiB in ${breakdown.threadArenaCount} thread arenas, ${mib(breakdown.otherMappings)} MiB in other mappings (V8's heap pages among them: ${mib(idle.heapTotal)} MiB)`,
+      `anonymous memory at idle: ${mib(breakdown.mainArena)} MiB in glibc's main arena, ${mib(breakdown.threadArenas)} MiB in ${breakdown.threadArenaCount} thread arenas, ${mib(breakdown.otherMappings)} MiB in other mappings (V8's heap pages among them: ${mib(idle.heapTotal)} MiB); malloc held ${heldFree === undefined ? 'an unknown part (gdb could not attach)' : `${mib(heldFree)} MiB`} of it free (what malloc_trim gave back)`,
       '',
       formatTable(['second', 'RSS MiB', 'anonymous', 'heap used', 'heap total', 'external', 'resp. cache', 'log read', 'req/s', 'server CPU', 'wrk CPU'], rows, new Set([0])),
       '',

@@ -155,6 +155,25 @@ export function writeResults(name: string, startedAt: Date, report: unknown): st
   return relative(REPO, file);
 }
 
+/** A process's anonymous resident memory (RssAnon), in bytes. */
+function residentAnonymous(pid: number): number {
+  const match = /^RssAnon:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match === null ? 0 : Number(match[1]) * 1024;
+}
+
+/**
+ * How much of a process's anonymous memory malloc holds free: what `malloc_trim(0)` gives back to
+ * the system, called in the process through gdb (on every machine of this project's kind; root may
+ * attach). Node has no call for it, so a server never does this itself: a diagnosis, run last, as
+ * it changes the process. Undefined when gdb is missing or cannot attach.
+ */
+export function mallocHeldFree(pid: number): number | undefined {
+  const before = residentAnonymous(pid);
+  const trim = spawnSync('gdb', ['-p', String(pid), '-batch', '-ex', 'call (int)malloc_trim(0)'], { encoding: 'utf8', timeout: 60_000 });
+  if (trim.error !== undefined || trim.status !== 0 || !/\$1 = [01]/.test(trim.stdout)) return undefined;
+  return Math.max(0, before - residentAnonymous(pid));
+}
+
 /**
  * Where a process's anonymous memory is, from /proc/<pid>/smaps: glibc's main arena (`[heap]`, what
  * malloc takes with brk), mappings the size of glibc's other arenas (64 MiB reserved each, for
