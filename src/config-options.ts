@@ -4,7 +4,7 @@ import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_MAX_EXPORTS } from './http/lim
  * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
  * README and in each command's --help.
  */
-export type Command = 'serve' | 'import' | 'validate' | 'migrate' | 'use';
+export type Command = 'serve' | 'import' | 'validate' | 'migrate' | 'use' | 'export';
 
 export interface OptionSpec {
   env: string;
@@ -29,14 +29,14 @@ export const CONFIG_OPTIONS = {
   'data-dir': {
     env: 'DATA_DIR',
     default: 'var/hsds',
-    help: 'directory of published snapshots (serve reads it; import and use write it)',
-    commands: ['serve', 'import', 'use'],
+    help: 'directory of published snapshots (serve and export read it; import and use write it)',
+    commands: ['serve', 'import', 'use', 'export'],
   },
   'database-url': {
     env: 'DATABASE_URL',
     default: '',
     help: 'PostgreSQL to serve from and publish to, e.g. postgres://user:password@host:port/database; unset: the embedded SQLite store in --data-dir',
-    commands: ['serve', 'import', 'migrate'],
+    commands: ['serve', 'import', 'migrate', 'export'],
     form: 'postgres url',
   },
   'database-replica-urls': {

@@ -68,6 +68,14 @@ export interface UseConfig {
   snapshot: string;
 }
 
+export interface ExportConfig {
+  dataDir: string;
+  /** Read the live dataset from PostgreSQL instead of the data directory. */
+  databaseUrl: string | undefined;
+  /** The folder to write the package into: new, or empty. */
+  directory: string;
+}
+
 export interface MigrateConfig {
   databaseUrl: string;
 }
@@ -219,7 +227,7 @@ function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
     args,
     options: Object.fromEntries(options.map(([name, option]) => [name, { type: option.flag ? ('boolean' as const) : ('string' as const) }])),
     strict: true,
-    allowPositionals: command === 'import' || command === 'validate' || command === 'use',
+    allowPositionals: command === 'import' || command === 'validate' || command === 'use' || command === 'export',
   });
   const setting = (name: OptionName): string => {
     const option: OptionSpec = CONFIG_OPTIONS[name];
@@ -288,6 +296,12 @@ export function loadUseConfig(args: string[], env: NodeJS.ProcessEnv = process.e
   const { setting, positionals } = parse('use', args, env);
   if (positionals.length !== 1) throw new ConfigError('use needs one snapshot: the file name of a snapshot in the data directory\'s snapshots/');
   return { dataDir: resolve(setting('data-dir')), snapshot: positionals[0]! };
+}
+
+export function loadExportConfig(args: string[], env: NodeJS.ProcessEnv = process.env): ExportConfig {
+  const { setting, positionals } = parse('export', args, env);
+  if (positionals.length !== 1) throw new ConfigError('export needs one folder to write the package into (new, or empty)');
+  return { dataDir: resolve(setting('data-dir')), databaseUrl: textSetting(setting, 'database-url'), directory: resolve(positionals[0]!) };
 }
 
 export function loadMigrateConfig(args: string[], env: NodeJS.ProcessEnv = process.env): MigrateConfig {

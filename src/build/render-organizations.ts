@@ -24,10 +24,13 @@ export interface StagedRow {
 }
 
 export interface RenderedRow {
+  /** The native id served (`external_identifier`): the store keeps it, and carries history by it. */
   externalId: string;
   id: string;
-  /** Of the full document before `last_modified` is added: equal hashes mean an unchanged organization. */
+  /** Of the full document before `last_modified` is added, and of a `last_modified` the source gave: equal hashes mean an unchanged organization. */
   contentHash: string;
+  /** When the organization last changed, where the source says so (see OrganizationRecord.lastModified). */
+  lastModified: string | undefined;
   /** Without `last_modified`, which depends on the previous version (see withLastModified). */
   listJson: string;
   detailJson: string;
@@ -94,9 +97,10 @@ export class RowRenderer {
     const tags = this.resolveTags([...organization.tags, ...linkedTags]);
     const rendered = renderOrganization(record, tags, servedParentId(organization, row.parent_published));
     return {
-      externalId: organization.externalId,
+      externalId: organization.nativeId ?? organization.externalId,
       id: rendered.id,
-      contentHash: hash('sha1', rendered.detailJson, 'base64'),
+      contentHash: hash('sha1', organization.lastModified === undefined ? rendered.detailJson : `${rendered.detailJson}\n${organization.lastModified}`, 'base64'),
+      lastModified: organization.lastModified,
       listJson: rendered.listJson,
       detailJson: rendered.detailJson,
       termIds: tags.map(({ term }) => term.id),

@@ -25,8 +25,11 @@ const stagingKey = (externalId: string): string => (isUuid(externalId) ? externa
 
 const PROGRESS_EVERY = 10_000;
 
-/** Organizations are served by name (case-insensitive, by code point), then by native id. */
-const organizationSortKey = (name: string): string => name.normalize('NFKC').toLowerCase();
+/**
+ * Organizations are served by name (case-insensitive, by code point), then by native id: the one
+ * served, which a source may give apart from the id it links by (see OrganizationRecord.nativeId).
+ */
+const organizationSortKey = (organization: OrganizationRecord): string => `${organization.name.normalize('NFKC').toLowerCase()}\u0000${stagingKey(organization.nativeId ?? organization.externalId)}`;
 
 /**
  * Reads the input's organizations and the links given apart from them into the staging tables, and
@@ -78,7 +81,7 @@ async function stageOrganizations(
     const isPublished = organization.status === 'published';
     const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
     const key = stagingKey(organization.externalId);
-    stage.run(key, organizationSortKey(organization.name), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }));
+    stage.run(key, organizationSortKey(organization), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }));
     if (isPublished) published++;
     if (parent !== null) withParent++;
     if (isUuid(key) && key[14] === '5' && !uuidIds.has(key)) uuidIds.set(key, organization.at);

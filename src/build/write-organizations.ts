@@ -74,11 +74,14 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   let position = 0;
   const write = (rendered: RenderedRow) => {
     const carried = writer.previous.carriedOn(rendered.id, rendered.externalId, rendered.contentHash);
+    // The column is when this line of versions last changed it (what `modified_after` and the changes
+    // feed select by); the document says when it last changed where it came from, when the source says.
     const modifiedAt = carried.modifiedAt ?? writer.publishedAt;
-    const detailJson = withLastModified(rendered.detailJson, modifiedAt);
+    const lastModified = rendered.lastModified ?? modifiedAt;
+    const detailJson = withLastModified(rendered.detailJson, lastModified);
     writer.hash.update(detailJson).update('\n');
     insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt, carried.addedAt ?? writer.publishedAt);
-    const listJson = withLastModified(rendered.listJson, modifiedAt);
+    const listJson = withLastModified(rendered.listJson, lastModified);
     insertItem.run(position, listJson, documentCheck(listJson));
     insertDocument.run(position, detailJson, documentCheck(detailJson));
     const terms = rendered.termIds.map((id) => termById.get(id)!);

@@ -100,6 +100,16 @@ export interface UrlRecord {
 
 export interface OrganizationRecord extends References {
   externalId: string;
+  /**
+   * The native id to serve as `external_identifier` when the source gives it apart from the id it
+   * links records by (`externalId`, then the HSDS id): a package this API exported does.
+   */
+  nativeId?: string;
+  /**
+   * When the organization last changed, where the source says so (a package this API exported): served
+   * as its `last_modified` instead of the publish time of the version that first served it as it is.
+   */
+  lastModified?: string;
   status: PublicationStatus;
   name: string;
   description?: string;

@@ -116,7 +116,7 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
       uri: record.uri,
       parent_organization_id: parentId,
     }),
-    external_identifier: record.externalId,
+    external_identifier: record.nativeId ?? record.externalId,
     classifications: tags.map(({ term }) => ({
       ...compact({ taxonomy: term.taxonomy?.code, taxonomy_id: term.taxonomy?.id }),
       taxonomy_term_id: term.id,

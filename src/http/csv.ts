@@ -21,13 +21,17 @@ export const field = (name: string): CsvColumn => ({ name, value: (item) => item
 const FORMULA_START = /^[=+\-@\t\r]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
-/** One field: empty for a missing value, numbers as written, text neutralised and quoted as needed. */
-export function csvField(value: unknown): string {
+/** One field as data: empty for a missing value, numbers as written, text quoted as needed, nothing changed. */
+export function plainCsvField(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  let text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (FORMULA_START.test(text)) text = `'${text}`;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One field for a spreadsheet: as plainCsvField, a text a spreadsheet would run as a formula neutralised. */
+export function csvField(value: unknown): string {
+  return typeof value === 'string' && FORMULA_START.test(value) ? plainCsvField(`'${value}`) : plainCsvField(value);
 }
 
 const row = (fields: unknown[]): string => `${fields.map(csvField).join(',')}\r\n`;

@@ -39,9 +39,13 @@ export const HSDS_COLUMNS = {
       'logo',
       'uri',
       'parent_organization_id',
+      'external_identifier',
+      'last_modified',
     ],
   },
-  taxonomies: { required: ['id', 'name'], optional: ['description', 'uri', 'version'] },
+  // `code`, and the organizations' `external_identifier` and `last_modified`: this API's extension
+  // fields, as its export writes them (exchange/tabular-package.ts).
+  taxonomies: { required: ['id', 'name'], optional: ['description', 'uri', 'version', 'code'] },
   taxonomy_terms: { required: ['id', 'name'], optional: ['code', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'] },
   taxonomy_terms_v2: { required: ['id', 'term'], optional: ['description', 'parent_id', 'taxonomy', 'language'] },
   taxonomy_v1: { required: ['id', 'name'], optional: ['parent_id', 'parent_name', 'vocabulary', 'taxonomy_facet'] },
@@ -121,6 +125,8 @@ export function hsdsDatapackageSource(directory: string): Source {
       const parent = row.optionalId('parent_organization_id', 'id');
       const record: OrganizationRecord = {
         externalId: canonicalId(row.required('id', 'id')),
+        nativeId: row.optionalId('external_identifier', 'id'),
+        lastModified: row.instant('last_modified'),
         // HSDS has no publication status: every organization given is published.
         status: 'published',
         name: row.required('name', 'name'),

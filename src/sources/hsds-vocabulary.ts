@@ -44,12 +44,15 @@ export interface HsdsVocabulary {
 
 /** Reads the taxonomies and terms of a package whose tables `rowsOf` gives; `taxonomiesFile` names its taxonomies file in messages. */
 export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows, taxonomiesFile: string): Promise<HsdsVocabulary> {
-  async function readTaxonomies(context: ReadContext): Promise<TaxonomyRecord[]> {
+  /** The taxonomies, and each one's code by its id in the package. */
+  async function readTaxonomies(context: ReadContext): Promise<{ taxonomies: TaxonomyRecord[]; codeById: Map<string, string> }> {
     const taxonomies: TaxonomyRecord[] = [];
+    const codeById = new Map<string, string>();
     for await (const row of rowsOf('taxonomies', context)) {
       const id = canonicalId(row.required('id', 'id'));
       const record: TaxonomyRecord = {
-        code: id,
+        // HSDS gives a taxonomy no code: its id stands for one, but where this API's export wrote the code served.
+        code: row.optionalId('code', 'code') ?? id,
         id: servedId(id),
         name: row.required('name', 'name'),
         description: row.optional('description', 'description') ?? '',
@@ -57,9 +60,12 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
         version: row.optional('version', 'text'),
         at: row.at(),
       };
-      if (row.valid) taxonomies.push(record);
+      if (row.valid) {
+        taxonomies.push(record);
+        codeById.set(id, record.code);
+      }
     }
-    return taxonomies;
+    return { taxonomies, codeById };
   }
 
   interface ReadTerm {
@@ -74,8 +80,7 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
    * `taxonomy_id` as given. 2.0 has no taxonomy table: the vocabulary its `taxonomy` names becomes a
    * taxonomy of the dataset.
    */
-  async function readTerms(context: ReadContext, taxonomies: TaxonomyRecord[]): Promise<ReadTerm[]> {
-    const taxonomyCodes = new Set(taxonomies.map((taxonomy) => taxonomy.code));
+  async function readTerms(context: ReadContext, codeById: ReadonlyMap<string, string>): Promise<ReadTerm[]> {
     const read: ReadTerm[] = [];
     const firstLine = new Map<string, number>();
     for (const table of ['taxonomy_terms', 'taxonomy_terms_v2'] as const) {
@@ -88,8 +93,8 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
         let taxonomyId: string | undefined;
         if (table === 'taxonomy_terms_v2') {
           if (taxonomyText !== undefined) taxonomy = codeOfName(taxonomyText);
-        } else if (given !== undefined && taxonomyCodes.has(canonicalId(given))) {
-          taxonomy = canonicalId(given);
+        } else if (given !== undefined && codeById.has(canonicalId(given))) {
+          taxonomy = codeById.get(canonicalId(given))!;
         } else if (given !== undefined) {
           taxonomy = outsideTaxonomy(canonicalId(given));
           taxonomyId = servedIdOf(given, derivedTaxonomyId);
@@ -182,8 +187,8 @@ export async function readHsdsVocabulary(context: ReadContext, rowsOf: TableRows
     }
   }
 
-  const taxonomies = await readTaxonomies(context);
-  const read = await readTerms(context, taxonomies);
+  const { taxonomies, codeById } = await readTaxonomies(context);
+  const read = await readTerms(context, codeById);
   const version1 = await readVersion1Terms(context);
   // 2.0 taxonomies come from the names its terms give.
   const known = new Set(taxonomies.map((taxonomy) => taxonomy.code));

@@ -35,6 +35,8 @@ const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9
 /** A host name with a dot and a top-level domain of letters, then optionally a port and a path. */
 const HOST_FIRST = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}(?::\d{1,5})?(?:[/?#]\S*)?$/i;
 
+const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
 /** How much of a dropped value its warning quotes. */
 const QUOTED_LENGTH = 80;
 
@@ -156,6 +158,14 @@ export class RowFields {
     if (!HOST_FIRST.test(value) || !URL.canParse(`http://${value}`)) return this.url(column);
     this.warning('website without http(s)://, served with http://', column, `"${value}" was served as "http://${value}"`);
     return `http://${value}`;
+  }
+
+  /** An instant, RFC 3339 (`2026-01-31T12:00:00Z`, an offset or fractions of a second allowed): in UTC to the millisecond, as served. */
+  instant(column: string): string | undefined {
+    const value = this.optional(column, 'text');
+    if (value === undefined) return undefined;
+    if (RFC_3339.test(value) && !Number.isNaN(Date.parse(value))) return new Date(value).toISOString();
+    return this.drop(column, value, 'is not a date and time (RFC 3339, e.g. 2026-01-31T12:00:00Z)');
   }
 
   /** A year of four digits. */
