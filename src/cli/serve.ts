@@ -1,4 +1,6 @@
 import cluster from 'node:cluster';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import closeWithGrace from 'close-with-grace';
 import pg from 'pg';
@@ -74,6 +76,21 @@ async function prepareDataDirectory(config: ServeConfig, write: (line: string) =
  * `serve`: the API over the live dataset (SQLite snapshots or PostgreSQL), following each new
  * publish; with `--workers N`, N processes (cli/workers.ts) that the dataset is prepared for once.
  */
+/**
+ * Where /datapackage.zip keeps its archives: `packages/` in the data directory (with PostgreSQL too,
+ * where the directory holds nothing else); a temporary folder when that cannot be written.
+ */
+function packagesDirectory(dataDir: string): string | undefined {
+  const directory = join(dataDir, 'packages');
+  try {
+    mkdirSync(directory, { recursive: true });
+    accessSync(directory, constants.W_OK);
+    return directory;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function runServe(config: ServeConfig, write: (line: string) => void): Promise<number> {
   if (cluster.isWorker) return serveHere(config, write);
   const code = config.database === undefined ? await prepareDataDirectory(config, write) : await prepareDatabase(config, write);
@@ -119,6 +136,7 @@ async function serveHere(config: ServeConfig, write: (line: string) => void): Pr
     maxExports: config.maxExports,
     loadShedding: { maxEventLoopDelayMs: config.maxEventLoopDelayMs },
     rootDetails: config.rootDetails,
+    packagesDirectory: packagesDirectory(config.dataDir),
   });
   log = { info: (message) => app.log.info(message), error: (message) => app.log.error(message) };
   const say = (message: string) => {

@@ -216,8 +216,11 @@ class TableFile {
   }
 }
 
-async function* items(batches: Batches): AsyncGenerator<Json> {
-  for await (const batch of batches) for (const json of batch) yield JSON.parse(json) as Json;
+async function* items(batches: Batches, pause?: () => Promise<void>): AsyncGenerator<Json> {
+  for await (const batch of batches) {
+    for (const json of batch) yield JSON.parse(json) as Json;
+    await pause?.();
+  }
 }
 
 export interface WrittenPackage {
@@ -229,8 +232,9 @@ export interface WrittenPackage {
 /**
  * Writes the package of the dataset `store` serves into `directory` (which must exist and be
  * empty): one pass over each list, in list order. The same dataset always gives the same bytes.
+ * `pause`, when given, is awaited after each batch read (a server shares its turns so).
  */
-export async function writeTabularPackage(store: Store, directory: string, onProgress?: (organizations: number) => void): Promise<WrittenPackage> {
+export async function writeTabularPackage(store: Store, directory: string, onProgress?: (organizations: number) => void, pause?: () => Promise<void>): Promise<WrittenPackage> {
   const info = await store.info();
   const files = Object.fromEntries(TABLES.map((table) => [table, new TableFile(directory, table)])) as Record<Table, TableFile>;
   const facts: TableFacts = { danglingReferences: new Map(), repeated: new Set() };
@@ -252,7 +256,7 @@ export async function writeTabularPackage(store: Store, directory: string, onPro
     }
     seenCodes.clear();
     let organizations = 0;
-    for await (const organization of items(store.allOrganizations({}, { full: true }))) {
+    for await (const organization of items(store.allOrganizations({}, { full: true }), pause)) {
       await files.organization.write(organization);
       for (const identifier of (organization.organization_identifiers ?? []) as Json[]) await files.organization_identifier.write(identifier);
       for (const url of (organization.additional_websites ?? []) as Json[]) await files.url.write(url);

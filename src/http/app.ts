@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import pino from 'pino';
 import type { FastifyInstance } from 'fastify';
@@ -25,6 +28,7 @@ import organizationRoutes from './routes/organizations.ts';
 import taxonomyRoutes from './routes/taxonomies.ts';
 import taxonomyTermRoutes from './routes/taxonomy-terms.ts';
 import changesRoutes from './routes/changes.ts';
+import datapackageRoutes from './routes/datapackage.ts';
 import pages from './pages/site.ts';
 import { API_PREFIX, Page, Problem } from './schemas.ts';
 import type { RootDetails } from './schemas.ts';
@@ -55,6 +59,8 @@ export interface AppOptions {
   maxExports?: number;
   /** What the root object says about the feed beyond HSDS's required fields (description, publisher...). */
   rootDetails?: RootDetails;
+  /** Where the packages of /datapackage.zip are kept, one per dataset version; unset: a temporary folder, removed at close. */
+  packagesDirectory?: string;
   /** When requests are shed; unset: never (serve sets it, see --max-event-loop-delay). */
   loadShedding?: LoadSheddingOptions;
 }
@@ -93,6 +99,7 @@ function logDestination(): ReturnType<typeof pino.destination> {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const packagesDirectory = options.packagesDirectory ?? mkdtempSync(join(tmpdir(), 'hsds-packages-'));
   const trustProxy = fastifyTrustProxy(options.trustProxy ?? false);
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info', stream: logDestination() },
@@ -166,6 +173,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(taxonomyRoutes);
       await api.register(taxonomyTermRoutes);
       await api.register(changesRoutes);
+      await api.register(datapackageRoutes, { stores: options.stores, directory: packagesDirectory });
     },
     { prefix: API_PREFIX },
   );
@@ -173,5 +181,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metrics, { stores: options.stores, listener: options.metrics });
   // Pages for people at the API's paths without its prefix, the home page at the site root.
   await app.register(pages);
+  if (options.packagesDirectory === undefined) app.addHook('onClose', async () => rmSync(packagesDirectory, { recursive: true, force: true }));
   return app;
 }

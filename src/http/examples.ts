@@ -83,6 +83,12 @@ export const problemExamples = {
     status: 410,
     detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes?since=0`,
   },
+  packageBeingMade: {
+    type: 'about:blank',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'The package of dataset version 032ae266ba64c02d is being made. Try again in 30 s.',
+  },
   notFound: (noun: string) => ({
     type: 'about:blank',
     title: 'Not Found',

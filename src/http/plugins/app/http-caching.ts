@@ -130,6 +130,8 @@ declare module 'fastify' {
     cache?: boolean;
     /** Whether the route answers a request with this query by a stream made afresh for it, an export (see codingFor). */
     streamed?: (query: Record<string, unknown>) => boolean;
+    /** The route's body is compressed already (a ZIP archive): it is sent as it is, whatever coding the client accepts. */
+    precompressed?: boolean;
     /**
      * For a route whose answer to the same URL comes in more than one form (the profile: JSON or a
      * page): the request header that chooses, and which form a request gets. The form is part of the
@@ -178,7 +180,7 @@ export default fp<HttpCachingOptions>(
     app.decorateRequest('contentCoding', function (this: FastifyRequest): ContentCoding {
       if (this.negotiatedCoding === undefined) {
         const route = this.routeOptions;
-        this.negotiatedCoding = codingFor(this.headers, responsesCached && isCacheableRequest(this, route) && !isStreamed(this, route));
+        this.negotiatedCoding = route.config.precompressed === true ? 'identity' : codingFor(this.headers, responsesCached && isCacheableRequest(this, route) && !isStreamed(this, route));
       }
       return this.negotiatedCoding;
     });
