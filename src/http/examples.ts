@@ -110,6 +110,7 @@ export const rootExample = {
     taxonomies: `${EXAMPLE_ORIGIN}/taxonomies`,
     taxonomy_terms: `${EXAMPLE_ORIGIN}/taxonomy_terms`,
     changes: `${EXAMPLE_ORIGIN}/changes?since=032ae266ba64c02d`,
+    datapackage: `${EXAMPLE_ORIGIN}/datapackage.zip`,
     openapi: `${EXAMPLE_ORIGIN}/openapi.json`,
     profile: `${EXAMPLE_ORIGIN}/profile`,
     docs: `${EXAMPLE_ORIGIN}/docs`,

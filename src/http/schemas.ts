@@ -156,6 +156,7 @@ export const Root = Type.Object({
       taxonomies: Type.String({ format: 'uri' }),
       taxonomy_terms: Type.String({ format: 'uri' }),
       changes: Type.String({ format: 'uri', description: 'The changes feed from this version: ask it later to learn what changed since (see `/changes`).' }),
+      datapackage: Type.String({ format: 'uri', description: 'The whole dataset as an HSDS tabular data package (a ZIP of CSV files and datapackage.json), for HSDS tools and for `import`.' }),
       openapi: Type.String({ format: 'uri' }),
       profile: Type.String({ format: 'uri' }),
       docs: Type.String({ format: 'uri' }),

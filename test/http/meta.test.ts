@@ -19,7 +19,7 @@ describe('root object', () => {
       assert.equal(body.openapi_url, `${ORIGIN}/openapi.json`);
       // Never invented: absent unless the operator sets them.
       for (const field of ['description', 'data_guide', 'publisher']) assert.equal(body[field], undefined, field);
-      assert.deepEqual(Object.keys(body.links), ['self', 'organizations', 'taxonomies', 'taxonomy_terms', 'changes', 'openapi', 'profile', 'docs', 'home']);
+      assert.deepEqual(Object.keys(body.links), ['self', 'organizations', 'taxonomies', 'taxonomy_terms', 'changes', 'datapackage', 'openapi', 'profile', 'docs', 'home']);
       for (const link of [body.profile, body.openapi_url, ...Object.values(body.links)] as string[]) {
         assert.equal((await test().app.inject({ url: pathOf(link) })).statusCode, 200, link);
       }

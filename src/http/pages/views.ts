@@ -146,6 +146,7 @@ export function homePage(frame: Frame, taxonomies: TaxonomyJson[]): string {
 <ul>
 <li><a href="${frame.api}/">The API root</a> (JSON) and <a href="${frame.api}/docs">its documentation</a>, with <a href="${frame.api}/openapi.json">the OpenAPI document</a></li>
 <li><a href="${frame.api}/profile">The HSDS profile</a> this API follows</li>
+<li><a href="${frame.api}/datapackage.zip">The whole dataset as an HSDS data package</a> (a ZIP of CSV files, for spreadsheets and HSDS tools)</li>
 </ul>`,
   );
 }

@@ -6,7 +6,7 @@ import type { PackageArchive } from '../../exchange/package-archives.ts';
 import type { StoreProvider } from '../../store/store.ts';
 import { ServiceBusy } from '../problem.ts';
 import { problemExamples } from '../examples.ts';
-import { HSDS_OPTIONAL, problemResponse } from '../schemas.ts';
+import { API_PREFIX, HSDS_OPTIONAL, problemResponse } from '../schemas.ts';
 
 export const DATAPACKAGE_PATH = '/datapackage.zip';
 
@@ -38,11 +38,26 @@ const datapackageRoutes: FastifyPluginAsync<{ stores: StoreProvider; directory: 
       config: { precompressed: true },
       schema: {
         tags: HSDS_OPTIONAL,
+        operationId: 'getTabularDataPackage',
         summary: 'The whole dataset as an HSDS tabular data package (ZIP)',
         description:
           'Every organization, organization identifier, url, attribute, taxonomy and taxonomy term served, as CSV files with the file names, columns and column order of HSDS\'s tabular descriptor, and a `datapackage.json` (Frictionless Data Package) describing them: types, required fields, primary and foreign keys, and this profile\'s extension columns. Made once per dataset version; `import` reads it back. See docs/exchange.md.',
         response: {
-          200: { description: 'The package, as a ZIP archive.', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+          200: {
+            description: 'The package, as a ZIP archive.',
+            content: {
+              'application/zip': {
+                schema: { type: 'string', format: 'binary' },
+                examples: {
+                  package: {
+                    summary: 'What this path gives',
+                    description: 'datapackage.json, taxonomies.csv, taxonomy_terms.csv, organizations.csv, organization_identifiers.csv, urls.csv and attributes.csv, in that order (for the bundled dataset, 44 MB).',
+                    externalValue: `${API_PREFIX}${DATAPACKAGE_PATH}`,
+                  },
+                },
+              },
+            },
+          },
           503: problemResponse('The package of this dataset version is still being made (Retry-After says when to come back), or no dataset is loaded.', problemExamples.packageBeingMade),
         },
       },

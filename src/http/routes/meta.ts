@@ -5,6 +5,7 @@ import { sendJson } from '../reply.ts';
 import { HSDS_OPTIONAL, HSDS_REQUIRED, Root } from '../schemas.ts';
 import type { RootDetails } from '../schemas.ts';
 import { servedProfile } from './profile.ts';
+import { DATAPACKAGE_PATH } from './datapackage.ts';
 
 export interface MetaOptions {
   rootDetails: RootDetails;
@@ -47,6 +48,7 @@ const metaRoutes: FastifyPluginAsyncTypebox<MetaOptions> = async (app, options) 
             taxonomies: request.apiUrl('/taxonomies'),
             taxonomy_terms: request.apiUrl('/taxonomy_terms'),
             changes: `${request.apiUrl('/changes')}?since=${dataset.version}`,
+            datapackage: request.apiUrl(DATAPACKAGE_PATH),
             openapi,
             profile,
             docs: request.apiUrl('/docs'),
