@@ -10,7 +10,7 @@ import { KEPT_VERSIONS } from '../store/tables.ts';
  * is fictional; the taxonomy and terms are real NTEE ones.
  */
 
-const EXAMPLE_ORIGIN = 'https://api.example.org/api/hsds/v3';
+export const EXAMPLE_ORIGIN = 'https://api.example.org/api/hsds/v3';
 const PUBLISHED_AT = '2026-11-01T06:00:00.000Z';
 
 const ntee = renderTaxonomy(NTEE_TAXONOMY);

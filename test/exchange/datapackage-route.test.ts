@@ -39,10 +39,10 @@ describe('GET /datapackage.zip', () => {
         const held = await app.inject({ url: `${API}/datapackage.zip`, headers: { 'if-none-match': String(first.headers.etag) } });
         assert.equal(held.statusCode, 304);
 
-        // A new publish: its own package; the old one is removed once the new one is made.
+        // A new publish (one organization renamed): its own package; the old one is removed once the new one is made.
         nativeSourceDir(source.path);
         const organizations = join(source.path, 'organizations.csv');
-        writeFileSync(organizations, readFileSync(organizations, 'utf8').replace(/\n[^\n]*\n?$/, '\n'));
+        writeFileSync(organizations, readFileSync(organizations, 'utf8').replace('Westside Pantry', 'Westside Community Pantry'));
         assert.equal((await runCommand('import', data.path, [source.path])).code, 0);
         await stores.refresh();
         let newRoot = JSON.parse((await app.inject({ url: `${API}/` })).body);

@@ -170,7 +170,7 @@ describe('the OpenAPI document', () => {
     assert.deepEqual(body.tags, hsds.tags);
     assert.deepEqual(body.servers, [{ url: ORIGIN }]);
     assert.deepEqual(body.components.schemas.Page, hsds.components.schemas.Page);
-    assert.deepEqual(Object.keys(body.paths).sort(), [...Object.keys(HSDS_OPERATIONS), '/openapi.json', '/profile', '/changes'].sort());
+    assert.deepEqual(Object.keys(body.paths).sort(), [...Object.keys(HSDS_OPERATIONS), '/openapi.json', '/profile', '/changes', '/datapackage.zip'].sort());
     for (const [path, item] of Object.entries<any>(body.paths)) {
       assert.deepEqual(Object.keys(item), ['get'], path);
       const operation = item.get;
@@ -187,6 +187,7 @@ describe('the OpenAPI document', () => {
       else if (path.endsWith('{id}')) assert.deepEqual(responses, ['200', '404'], path);
       else if (path === '/' || path === '/openapi.json') assert.deepEqual(responses, ['200'], path);
       else if (path === '/changes') assert.deepEqual(responses, ['200', '400', '410'], path);
+      else if (path === '/datapackage.zip') assert.deepEqual(responses, ['200', '503'], path);
       else assert.deepEqual(responses, ['200', '400'], path);
       for (const code of responses.filter((code) => code >= '400')) assert.ok(operation.responses[code].content['application/problem+json'], `${path} ${code} is a problem`);
     }

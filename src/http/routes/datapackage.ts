@@ -5,8 +5,8 @@ import { DatasetChanged, PackageArchives } from '../../exchange/package-archives
 import type { PackageArchive } from '../../exchange/package-archives.ts';
 import type { StoreProvider } from '../../store/store.ts';
 import { ServiceBusy } from '../problem.ts';
-import { problemExamples } from '../examples.ts';
-import { API_PREFIX, HSDS_OPTIONAL, problemResponse } from '../schemas.ts';
+import { EXAMPLE_ORIGIN, problemExamples } from '../examples.ts';
+import { HSDS_OPTIONAL, problemResponse } from '../schemas.ts';
 
 export const DATAPACKAGE_PATH = '/datapackage.zip';
 
@@ -39,6 +39,7 @@ const datapackageRoutes: FastifyPluginAsync<{ stores: StoreProvider; directory: 
       schema: {
         tags: HSDS_OPTIONAL,
         operationId: 'getTabularDataPackage',
+        'x-profile-extension': true,
         summary: 'The whole dataset as an HSDS tabular data package (ZIP)',
         description:
           'Every organization, organization identifier, url, attribute, taxonomy and taxonomy term served, as CSV files with the file names, columns and column order of HSDS\'s tabular descriptor, and a `datapackage.json` (Frictionless Data Package) describing them: types, required fields, primary and foreign keys, and this profile\'s extension columns. Made once per dataset version; `import` reads it back. See docs/exchange.md.',
@@ -52,7 +53,7 @@ const datapackageRoutes: FastifyPluginAsync<{ stores: StoreProvider; directory: 
                   package: {
                     summary: 'What this path gives',
                     description: 'datapackage.json, taxonomies.csv, taxonomy_terms.csv, organizations.csv, organization_identifiers.csv, urls.csv and attributes.csv, in that order (for the bundled dataset, 44 MB).',
-                    externalValue: `${API_PREFIX}${DATAPACKAGE_PATH}`,
+                    externalValue: `${EXAMPLE_ORIGIN}${DATAPACKAGE_PATH}`,
                   },
                 },
               },
@@ -77,7 +78,7 @@ const datapackageRoutes: FastifyPluginAsync<{ stores: StoreProvider; directory: 
         .type('application/zip')
         .header('content-length', archive.bytes)
         .header('content-disposition', `attachment; filename="hsds-${version}.zip"`);
-      return request.method === 'HEAD' ? reply.send() : reply.send(createReadStream(archive.path));
+      return reply.send(createReadStream(archive.path));
     },
   );
 };
