@@ -39,7 +39,7 @@ export async function runExport(config: ExportConfig, write: (line: string) => v
     writeResult(
       `Exported dataset ${written.version} into ${config.directory}: ${counted(rows.organization, 'organization')}, ${counted(rows.taxonomy, 'taxonomy', 'taxonomies')}, ` +
         `${counted(rows.taxonomy_term, 'taxonomy term')}, ${counted(rows.attribute, 'attribute')}, ${counted(rows.organization_identifier, 'organization identifier')}, ` +
-        `${counted(rows.url, 'url')}. Took ${((performance.now() - started) / 1000).toFixed(1)} s.`,
+        `${counted(rows.url, 'url')}. Took ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB.`,
     );
     return 0;
   } finally {
