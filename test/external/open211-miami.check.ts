@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { allItems, temporaryDirectory } from '../helpers/app.ts';
 import { checkEveryResponse } from '../helpers/hsds-schemas.ts';
 import { runCommand, serveDataDir } from '../helpers/imports.ts';
+import { assertRoundTrip } from '../helpers/round-trip.ts';
 import type { ImportRun } from '../helpers/imports.ts';
 
 /**
@@ -108,5 +109,11 @@ describe('Open211 Miami (HSDS 1.x) imported as it is', () => {
 
   it('serves only valid HSDS 3.0 and 3.2.3', () => {
     assert.deepEqual(invalid, []);
+  });
+});
+
+describe('Open211 Miami through its HSDS tabular package (docs/exchange.md)', () => {
+  it('exports a package that validates against its own datapackage.json, and that imports to the same bytes at every endpoint', async () => {
+    await assertRoundTrip([folder]);
   });
 });
