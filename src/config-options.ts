@@ -182,6 +182,13 @@ export const CONFIG_OPTIONS = {
     integer: { min: 1, max: 100_000 },
   },
   strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
+  'harvest-rate': {
+    env: 'HARVEST_RATE',
+    default: '10',
+    help: 'requests per second at most to an HSDS API given as a source, 4 at once (0: no limit, for an API of your own); a key it needs goes in HSDS_SOURCE_HEADER, never on the command line',
+    commands: ['import', 'validate'],
+    integer: { min: 0, max: 10_000 },
+  },
   progress: {
     env: 'PROGRESS',
     default: 'auto',

@@ -51,6 +51,19 @@ export interface ServeConfig {
   rootDetails: RootDetails;
 }
 
+/** How an HSDS API given to `import` as a source is read (see sources/hsds-api.ts). */
+export interface HarvestOptions {
+  /** Requests a second at most; 0: no limit. */
+  requestsPerSecond: number;
+  /** Requests under way at once. */
+  concurrency: number;
+  timeoutMs: number;
+  /** A header every request carries (a key): never printed. */
+  header?: { name: string; value: string };
+}
+
+export const DEFAULT_HARVEST: HarvestOptions = { requestsPerSecond: 10, concurrency: 4, timeoutMs: 30_000 };
+
 export interface ImportConfig {
   dataDir: string;
   maxErrors: number;
@@ -60,6 +73,8 @@ export interface ImportConfig {
   sources: string[];
   /** Publish to PostgreSQL instead of the data directory. */
   database: PostgresTarget | undefined;
+  /** How an HSDS API given as a source is read. */
+  harvest: HarvestOptions;
 }
 
 export interface UseConfig {
@@ -276,7 +291,21 @@ export function loadImportConfig(command: 'import' | 'validate', args: string[],
     progress: parseProgress(setting, isTerminal),
     sources: positionals,
     database: command === 'import' ? parseDatabase(setting) : undefined,
+    harvest: { ...DEFAULT_HARVEST, requestsPerSecond: integerSetting(setting, 'harvest-rate'), header: sourceHeader(env) },
   };
+}
+
+/**
+ * The header an HSDS API given as a source needs (a key: `Authorization: Bearer …`), from the
+ * environment only, so it is in no command line, shell history or process list. Never printed.
+ */
+function sourceHeader(env: NodeJS.ProcessEnv): HarvestOptions['header'] {
+  const given = env.HSDS_SOURCE_HEADER?.trim();
+  if (given === undefined || given === '') return undefined;
+  const colon = given.indexOf(':');
+  const name = colon === -1 ? '' : given.slice(0, colon).trim();
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ConfigError('HSDS_SOURCE_HEADER must be a header, `Name: value` (e.g. `Authorization: Bearer <key>`)');
+  return { name, value: given.slice(colon + 1).trim() };
 }
 
 /** The dataset shipped in `data/` (see data/README.md for sources and licences): one source argument. */

@@ -15,6 +15,7 @@ import { resolveSources } from '../sources/resolve.ts';
 import { progressStage } from './progress.ts';
 import type { ProgressStage } from './progress.ts';
 import type { ImportConfig } from '../config.ts';
+import type { Source } from '../sources/source.ts';
 
 type Write = (line: string) => void;
 
@@ -66,8 +67,9 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
   const diagnostics = new Diagnostics({ maxErrors: config.maxErrors, strict: config.strict });
   let result: BuildResult | PublishResult | undefined;
   let stage: ProgressStage | undefined;
+  let sources: Source[] = [];
   try {
-    const sources = resolveSources(config.sources, diagnostics);
+    sources = resolveSources(config.sources, diagnostics, config.harvest);
     const bytes = totalBytes(sources.flatMap((source) => source.files));
     let bytesRead = 0;
     let rowsRead = 0;
@@ -111,6 +113,8 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
       return 1;
     }
     if (!(error instanceof InvalidDataset || error instanceof TooManyErrors)) throw error;
+  } finally {
+    for (const source of sources) source.close?.();
   }
   reportDiagnostics(diagnostics, write);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -61,7 +61,7 @@ export const HSDS_COLUMNS = {
 
 
 /** One value per import (per Diagnostics), made once however many readers ask for it. */
-function perImport<T>(make: (context: ReadContext) => Promise<T>): (context: ReadContext) => Promise<T> {
+export function perImport<T>(make: (context: ReadContext) => Promise<T>): (context: ReadContext) => Promise<T> {
   const made = new WeakMap<Diagnostics, Promise<T>>();
   return (context) => {
     let promise = made.get(context.diagnostics);
@@ -73,11 +73,25 @@ function perImport<T>(make: (context: ReadContext) => Promise<T>): (context: Rea
   };
 }
 
+/**
+ * Where the tables of an HSDS package come from: a folder of files, or an HSDS API read into one
+ * (hsds-api.ts). `rowsOf` gives the rows of a table (nothing when it is absent; organizations: an
+ * error); `fileOf` names a table's file in messages; `readable` reports the tables' own problems
+ * once per import, and says whether they can be read.
+ */
+export interface HsdsTables {
+  kind: 'hsds' | 'hsds-api';
+  path: string;
+  files: readonly string[];
+  fileOf(table: HsdsTable): string;
+  has(table: HsdsTable): boolean;
+  readable(context: ReadContext): Promise<boolean>;
+  rowsOf(table: HsdsTable, context: ReadContext): AsyncGenerator<RowFields>;
+}
+
 /** A folder of HSDS tables: taxonomies, terms, organizations, their attributes, identifiers, websites, and tags of their services. */
 export function hsdsDatapackageSource(directory: string): Source {
   const layout = packageLayout(directory);
-  const fileOf = (table: HsdsTable): string => basename(layout.files.get(table)?.[0] ?? `${table}.csv`);
-  const termFile = (): string => fileOf(layout.files.has('taxonomy_v1') ? 'taxonomy_v1' : layout.files.has('taxonomy_terms_v2') ? 'taxonomy_terms_v2' : 'taxonomy_terms');
 
   /** Reports the layout's problems and what it found, once per import; true when the tables can be read. */
   const readable = perImport(async (context) => {
@@ -90,7 +104,6 @@ export function hsdsDatapackageSource(directory: string): Source {
     return true;
   });
 
-  /** The rows of a table, every file of it in turn; nothing when it is absent (organizations: an error). */
   async function* rowsOf(table: HsdsTable, context: ReadContext): AsyncGenerator<RowFields> {
     if (!(await readable(context))) return;
     const files = layout.files.get(table);
@@ -102,6 +115,24 @@ export function hsdsDatapackageSource(directory: string): Source {
       for await (const row of readRows(file, HSDS_COLUMNS[table], context)) yield new RowFields(file, row, context.diagnostics);
     }
   }
+
+  return hsdsTablesSource({
+    kind: 'hsds',
+    path: directory,
+    files: layout.present,
+    fileOf: (table) => basename(layout.files.get(table)?.[0] ?? `${table}.csv`),
+    has: (table) => layout.files.has(table),
+    readable,
+    rowsOf,
+  });
+}
+
+/** The records of an HSDS package, from its tables wherever they come from. */
+export function hsdsTablesSource(tables: HsdsTables): Source {
+  const { fileOf, rowsOf } = tables;
+  const directory = tables.path;
+  const termFile = (): string => fileOf(tables.has('taxonomy_v1') ? 'taxonomy_v1' : tables.has('taxonomy_terms_v2') ? 'taxonomy_terms_v2' : 'taxonomy_terms');
+  const readable = (context: ReadContext) => tables.readable(context);
 
   const vocabulary = perImport(async (context): Promise<HsdsVocabulary> =>
     (await readable(context)) ? readHsdsVocabulary(context, rowsOf, fileOf('taxonomies')) : { taxonomies: [], terms: [], termsById: new Map() },
@@ -263,9 +294,9 @@ export function hsdsDatapackageSource(directory: string): Source {
   }
 
   return {
-    kind: 'hsds',
+    kind: tables.kind,
     path: directory,
-    files: layout.present,
+    files: tables.files,
     taxonomies: async (context) => (await vocabulary(context)).taxonomies,
     terms: async (context) => (await vocabulary(context)).terms,
     organizations: (context) => organizations(context),

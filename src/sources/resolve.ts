@@ -12,6 +12,9 @@ import { nteeSource } from './ntee.ts';
 import { nteeCrosswalkSource } from './ntee-crosswalk.ts';
 import { openEligibilitySource } from './open-eligibility.ts';
 import { SOURCE_KINDS } from './source.ts';
+import { hsdsApiSource } from './hsds-api.ts';
+import { DEFAULT_HARVEST } from '../config.ts';
+import type { HarvestOptions } from '../config.ts';
 import type { Diagnostic, Diagnostics } from './files/diagnostics.ts';
 import type { Source, SourceKind } from './source.ts';
 
@@ -31,7 +34,7 @@ import type { Source, SourceKind } from './source.ts';
 
 const KIND_PREFIX = new RegExp(`^(${SOURCE_KINDS.join('|')}):(.+)$`);
 
-type FileKind = Exclude<SourceKind, 'hsds'>;
+type FileKind = Exclude<SourceKind, 'hsds' | 'hsds-api'>;
 
 function fileKindOf(file: string): FileKind | undefined {
   const name = basename(file).toLowerCase();
@@ -174,10 +177,18 @@ function filesOfKind(kind: FileKind, directory: string, root: SourceRoot, diagno
   return withoutCaseTwins(files, reportTo(diagnostics));
 }
 
-function resolveOne(argument: string, diagnostics: Diagnostics): Source[] {
+/** An HSDS API given by its base URL (`https://example.org/api/hsds/v3`, or `hsds-api:` and one). */
+const API_URL = /^https?:\/\//i;
+
+function resolveOne(argument: string, diagnostics: Diagnostics, harvest: HarvestOptions): Source[] {
   const prefixed = KIND_PREFIX.exec(argument);
   const kind = prefixed?.[1] as SourceKind | undefined;
   const path = prefixed?.[2] ?? argument;
+  if (API_URL.test(path) || kind === 'hsds-api') {
+    if (API_URL.test(path) && URL.canParse(path) && (kind === undefined || kind === 'hsds-api')) return [hsdsApiSource(path, harvest)];
+    diagnostics.error({ file: path }, kind === 'hsds-api' ? 'an HSDS API is given by its base URL, http:// or https://' : `a URL is read as an HSDS API, not as ${kind}:`);
+    return [];
+  }
   // What is named on the command line may be a link anywhere; what is found inside it may not.
   const checked = checkSourcePath(path);
   if (checked.problem !== undefined) {
@@ -231,6 +242,6 @@ function mergeIrsSources(sources: Source[]): Source[] {
   return sources.filter((source) => source.kind !== 'irs' || source === irs[0]).map((source) => (source === irs[0] ? merged : source));
 }
 
-export function resolveSources(argumentsGiven: readonly string[], diagnostics: Diagnostics): Source[] {
-  return mergeIrsSources(argumentsGiven.flatMap((argument) => resolveOne(argument, diagnostics)));
+export function resolveSources(argumentsGiven: readonly string[], diagnostics: Diagnostics, harvest: HarvestOptions = DEFAULT_HARVEST): Source[] {
+  return mergeIrsSources(argumentsGiven.flatMap((argument) => resolveOne(argument, diagnostics, harvest)));
 }

@@ -33,7 +33,9 @@ export interface Source {
   tags?(context: ReadContext): AsyncIterable<TagLink>;
   identifiers?(context: ReadContext): AsyncIterable<IdentifierLink>;
   urls?(context: ReadContext): AsyncIterable<UrlLink>;
+  /** Removes what reading it left behind (a harvest's copy of an API), once the import is over. */
+  close?(): void;
 }
 
-export const SOURCE_KINDS = ['native', 'hsds', 'irs', 'ntee', 'open-eligibility', 'ntee-crosswalk'] as const;
+export const SOURCE_KINDS = ['native', 'hsds', 'hsds-api', 'irs', 'ntee', 'open-eligibility', 'ntee-crosswalk'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { runImport } from '../../src/cli/import.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { LiveSqliteStores } from '../../src/store/sqlite/live.ts';
+import { DEFAULT_HARVEST } from '../../src/config.ts';
 import type { ImportConfig } from '../../src/config.ts';
 import { temporaryDirectory } from './app.ts';
 import { checkEveryResponse } from './hsds-schemas.ts';
@@ -24,7 +25,7 @@ export interface ImportRun {
 export async function runCommand(command: 'import' | 'validate', dataDir: string, sources: string[], options: Partial<ImportConfig> = {}): Promise<ImportRun> {
   const output: string[] = [];
   const results: string[] = [];
-  const config = { dataDir, sources, maxErrors: 50, strict: false, progress: 'none' as const, database: undefined, ...options };
+  const config = { dataDir, sources, maxErrors: 50, strict: false, progress: 'none' as const, database: undefined, harvest: DEFAULT_HARVEST, ...options };
   const code = await runImport(command, config, (line) => output.push(line), (line) => {
     output.push(line);
     results.push(line);

@@ -12,6 +12,8 @@ export interface SourceRow {
   fields: Record<string, string>;
   /** 1-based line where the record ends, for messages. */
   line: number;
+  /** Where a record read from JSON is in its document, as a JSON path (`$.contents[4]`): messages name it instead of the line. */
+  path?: string;
 }
 
 export interface Columns {

@@ -66,6 +66,8 @@ export class RowFields {
   }
 
   at(field?: string) {
+    const path = this.row.path;
+    if (path !== undefined) return { file: this.file, field: field === undefined ? path : `${path}.${field}` };
     return { file: this.file, line: this.row.line, field };
   }
 

@@ -1,0 +1,402 @@
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RowFields } from './files/fields.ts';
+import type { SourceRow } from './files/csv.ts';
+import { hsdsTablesSource, perImport } from './hsds-datapackage.ts';
+import type { HsdsTable } from './hsds-package-layout.ts';
+import type { ReadContext, Source } from './source.ts';
+import { counted } from '../text.ts';
+import { DEFAULT_HARVEST } from '../config.ts';
+import type { HarvestOptions } from '../config.ts';
+
+/**
+ * An HSDS 3.x API as a source (`import https://…/api/hsds/v3`): its taxonomies, terms and
+ * organizations, read page by page into files of this import's own (the harvest), then read as the
+ * tables of an HSDS package (hsds-datapackage.ts), so that everything an HSDS file gives is read by
+ * the same rules, and the same messages name the URL and the JSON path of each value.
+ *
+ * - **Paging.** Each list is read at the largest `per_page` the API takes (1000, else 100, 50, 20:
+ *   the first answered 200), page after page to its `total_pages`. Organizations are asked for with
+ *   `full=true`; an API whose list items are not full (no `attributes` nor `organization_identifiers`)
+ *   has each organization read at `/organizations/{id}`. An API that answers every page with its first
+ *   (a set of fixed files) is read once, with a note.
+ * - **Politeness.** At most `requestsPerSecond` requests a second (0: no limit) and `concurrency` at
+ *   once; each request times out after `timeoutMs`. A 429, 502, 503 or 504, a timeout or a refused
+ *   connection is tried again, up to RETRIES times, after its Retry-After (at most MAX_RETRY_AFTER_S)
+ *   or a doubling wait from 1 s. Any other answer but 200 stops the import, naming the URL.
+ * - **A consistent copy.** The dataset may change while it is read. Its version (the root's
+ *   `dataset.version`, where the API has one, as this API does) is read before and after, and every
+ *   page's `total_items` must be the first page's: when either moves, the harvest starts over, at
+ *   most ATTEMPTS times, and then stops with a message. A mix of two versions is never published.
+ * - **Memory** holds a few pages at a time: what is read goes to files in a temporary folder, removed
+ *   when the import ends.
+ * - **A key** some APIs need is given as a header in the environment (HSDS_SOURCE_HEADER, `Name: value`):
+ *   sent with every request, never printed.
+ */
+
+const PER_PAGE_TRIED = [1000, 100, 50, 20];
+const RETRIES = 6;
+const MAX_RETRY_AFTER_S = 120;
+const ATTEMPTS = 3;
+const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
+
+/** A problem the harvest cannot go past: its message names the URL (and JSON path). */
+export class HarvestError extends Error {}
+
+/** The source changed while it was read: start over. */
+class SourceChanged extends Error {}
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Requests at a polite pace: spaced by 1/rate seconds, a few at once, tried again when the server asks. */
+class PoliteClient {
+  readonly options: HarvestOptions;
+  private nextStart = 0;
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  requests = 0;
+  retried = 0;
+
+  constructor(options: HarvestOptions) {
+    this.options = options;
+  }
+
+  private async slot(): Promise<() => void> {
+    if (this.running >= this.options.concurrency) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    if (this.options.requestsPerSecond > 0) {
+      const now = performance.now();
+      const start = Math.max(now, this.nextStart);
+      this.nextStart = start + 1000 / this.options.requestsPerSecond;
+      if (start > now) await sleep(start - now);
+    }
+    return () => {
+      this.running--;
+      this.waiting.shift()?.();
+    };
+  }
+
+  /** The JSON at `url`; undefined for a status in `acceptable` (a 400 or 404 the caller expects). */
+  async json(url: string, acceptable: readonly number[] = []): Promise<{ status: number; body: unknown } | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      const release = await this.slot();
+      let wait: number | undefined;
+      try {
+        this.requests++;
+        const headers: Record<string, string> = { accept: 'application/json' };
+        if (this.options.header !== undefined) headers[this.options.header.name] = this.options.header.value;
+        const response = await fetch(url, { headers, signal: AbortSignal.timeout(this.options.timeoutMs), redirect: 'follow' });
+        if (response.status === 200) {
+          const text = await response.text();
+          try {
+            return { status: 200, body: JSON.parse(text) as unknown };
+          } catch {
+            throw new HarvestError(`${url}: the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`);
+          }
+        }
+        await response.body?.cancel();
+        if (acceptable.includes(response.status)) return undefined;
+        if (!RETRIED_STATUSES.has(response.status)) throw new HarvestError(`${url}: answered ${response.status} ${response.statusText}`);
+        if (attempt >= RETRIES) throw new HarvestError(`${url}: answered ${response.status} ${response.statusText} ${RETRIES + 1} times`);
+        wait = retryAfter(response.headers.get('retry-after')) ?? 2 ** attempt;
+      } catch (error) {
+        if (error instanceof HarvestError) throw error;
+        if (attempt >= RETRIES) throw new HarvestError(`${url}: ${describeFetchError(error)} (tried ${RETRIES + 1} times)`);
+        wait = 2 ** attempt;
+      } finally {
+        release();
+      }
+      this.retried++;
+      await sleep(Math.min(wait, MAX_RETRY_AFTER_S) * 1000);
+    }
+  }
+}
+
+/** Retry-After in seconds (a number of seconds, or an HTTP date). */
+function retryAfter(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
+}
+
+function describeFetchError(error: unknown): string {
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'no answer in time';
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? String(error);
+}
+
+/** A file of one list as read: one line per item, `[url, JSON path, item]`. */
+class SpoolFile {
+  readonly path: string;
+  private readonly stream: WriteStream;
+  count = 0;
+
+  constructor(path: string) {
+    this.path = path;
+    this.stream = createWriteStream(path);
+  }
+
+  async write(url: string, path: string, item: unknown): Promise<void> {
+    this.count++;
+    if (!this.stream.write(`${JSON.stringify([url, path, item])}\n`)) await once(this.stream, 'drain');
+  }
+
+  async close(): Promise<void> {
+    this.stream.end();
+    await once(this.stream, 'finish');
+  }
+}
+
+async function* spooled(path: string): AsyncGenerator<[string, string, Json]> {
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
+  for await (const line of lines) if (line !== '') yield JSON.parse(line) as [string, string, Json];
+}
+
+interface Harvested {
+  folder: string;
+  organizations: number;
+  taxonomies: number;
+  terms: number;
+  requests: number;
+  retried: number;
+  notes: string[];
+}
+
+/** The base URL without a trailing slash. */
+const baseOf = (url: string): string => url.replace(/\/+$/, '');
+
+function withQuery(url: string, query: Record<string, string | number>): string {
+  const target = new URL(url);
+  for (const [name, value] of Object.entries(query)) target.searchParams.set(name, String(value));
+  return target.toString();
+}
+
+/** Reads the whole API into `folder`; throws SourceChanged when its dataset moves meanwhile. */
+async function harvestOnce(base: string, client: PoliteClient, folder: string, notes: string[]): Promise<Omit<Harvested, 'folder' | 'requests' | 'retried' | 'notes'>> {
+  const versionOf = async (): Promise<string | undefined> => {
+    const root = await client.json(`${base}/`, [404]);
+    const dataset = isObject(root?.body) ? root.body.dataset : undefined;
+    return isObject(dataset) && typeof dataset.version === 'string' ? dataset.version : undefined;
+  };
+  const before = await versionOf();
+
+  /** Every item of a list, written in order; the detail of each organization when the list's are not full. */
+  /** `detail`: where an item's full document is, when the list's is not full (its URL and path, and the document). */
+  async function list(path: string, file: SpoolFile, query: Record<string, string | number>, detail?: (item: Json) => Promise<{ url: string; at: string; item: Json }>): Promise<void> {
+    let perPage: number | undefined;
+    let first: Json | undefined;
+    let firstUrl = '';
+    for (const size of PER_PAGE_TRIED) {
+      firstUrl = withQuery(`${base}${path}`, { ...query, per_page: size, page: 1 });
+      const answer = await client.json(firstUrl, [400, 422]);
+      if (answer === undefined) continue;
+      if (!isObject(answer.body)) throw new HarvestError(`${firstUrl}: the answer is not an HSDS page (a JSON object with contents)`);
+      perPage = size;
+      first = answer.body;
+      break;
+    }
+    if (first === undefined || perPage === undefined) throw new HarvestError(`${base}${path}: refused every per_page tried (${PER_PAGE_TRIED.join(', ')})`);
+    const totalItems = first.total_items;
+    const totalPages = typeof first.total_pages === 'number' && first.total_pages >= 1 ? first.total_pages : 1;
+    const pageItems = async (url: string, page: Json): Promise<unknown[]> => {
+      if (!Array.isArray(page.contents)) throw new HarvestError(`${url} [$.contents]: not a list`);
+      if (page.total_items !== totalItems) throw new SourceChanged(`${url}: total_items is ${String(page.total_items)}, was ${String(totalItems)} on the first page`);
+      return page.contents;
+    };
+    const write = async (url: string, items: unknown[]) => {
+      for (const [index, item] of items.entries()) {
+        if (!isObject(item) || typeof item.id !== 'string' || item.id === '') throw new HarvestError(`${url} [$.contents[${index}].id]: an item without an id`);
+      }
+      // The details of a page's items are read a few at once (the client's limit), then all written in order.
+      const read = detail === undefined ? items.map((item) => ({ url, at: '', item: item as Json })) : await Promise.all(items.map((item) => detail(item as Json)));
+      for (const [index, entry] of read.entries()) {
+        if (entry.at === '') await file.write(url, `$.contents[${index}]`, entry.item);
+        else await file.write(entry.url, entry.at, entry.item);
+      }
+    };
+    // Pages are read a few at once and written in order.
+    const fetchPage = async (page: number): Promise<{ url: string; items: unknown[] }> => {
+      const url = withQuery(`${base}${path}`, { ...query, per_page: perPage, page });
+      const answer = await client.json(url);
+      if (!isObject(answer?.body)) throw new HarvestError(`${url}: the answer is not an HSDS page (a JSON object with contents)`);
+      if (typeof answer.body.page_number === 'number' && answer.body.page_number !== page) throw new FixedPages(url);
+      return { url, items: await pageItems(url, answer.body) };
+    };
+    await write(firstUrl, await pageItems(firstUrl, first));
+    const window: Array<Promise<{ url: string; items: unknown[] }>> = [];
+    let next = 2;
+    const fill = () => {
+      while (window.length < client.options.concurrency && next <= totalPages) {
+        const promise = fetchPage(next++);
+        promise.catch(() => {});
+        window.push(promise);
+      }
+    };
+    try {
+      fill();
+      while (window.length > 0) {
+        const { url, items } = await window.shift()!;
+        await write(url, items);
+        fill();
+      }
+    } catch (error) {
+      if (!(error instanceof FixedPages)) throw error;
+      notes.push(`${error.url}: the API answered page 1 when asked for another: it serves fixed pages, read once (${counted(file.count, 'item')} of the ${String(totalItems)} its first page counts)`);
+    }
+  }
+
+  const folderFile = (name: string) => new SpoolFile(join(folder, name));
+  const taxonomies = folderFile('taxonomies.ndjson');
+  const terms = folderFile('taxonomy_terms.ndjson');
+  const organizations = folderFile('organizations.ndjson');
+  try {
+    await list('/taxonomies', taxonomies, {});
+    await list('/taxonomy_terms', terms, {});
+    let listIsFull: boolean | undefined;
+    await list('/organizations', organizations, { full: 'true' }, async (item) => {
+      // Whether the list gives full documents is decided by its first item, for all of them.
+      listIsFull ??= Array.isArray(item.attributes) || Array.isArray(item.organization_identifiers);
+      if (listIsFull) return { url: '', at: '', item };
+      const url = `${base}/organizations/${encodeURIComponent(item.id as string)}`;
+      const answer = await client.json(url);
+      if (!isObject(answer?.body)) throw new HarvestError(`${url}: the answer is not an organization (a JSON object)`);
+      return { url, at: '$', item: answer.body };
+    });
+  } finally {
+    await Promise.all([taxonomies.close(), terms.close(), organizations.close()]);
+  }
+  const after = await versionOf();
+  if (before !== after) throw new SourceChanged(`its dataset version changed from ${before} to ${after} while it was read`);
+  return { organizations: organizations.count, taxonomies: taxonomies.count, terms: terms.count };
+}
+
+class FixedPages extends Error {
+  readonly url: string;
+  constructor(url: string) {
+    super(url);
+    this.url = url;
+  }
+}
+
+/** Reads the API into a new temporary folder, starting over when its dataset changes meanwhile. */
+async function harvest(base: string, options: HarvestOptions): Promise<Harvested> {
+  const client = new PoliteClient(options);
+  const notes: string[] = [];
+  for (let attempt = 1; ; attempt++) {
+    const folder = mkdtempSync(join(tmpdir(), 'hsds-harvest-'));
+    try {
+      const counts = await harvestOnce(base, client, folder, notes);
+      return { folder, ...counts, requests: client.requests, retried: client.retried, notes };
+    } catch (error) {
+      rmSync(folder, { recursive: true, force: true });
+      if (!(error instanceof SourceChanged)) throw error;
+      if (attempt >= ATTEMPTS) throw new HarvestError(`${base}: the dataset changed while it was read, ${ATTEMPTS} times in a row (last: ${error.message}); nothing was published`);
+      notes.push(`${base}: the dataset changed while it was read (${error.message}); read again from the start`);
+    }
+  }
+}
+
+/** Text of a JSON value as a CSV field would hold it: absent for null, numbers and booleans written out, objects as JSON. */
+function fieldText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+function row(item: Json, columns: readonly string[], defaults: Record<string, string>, line: number, path: string): SourceRow {
+  const fields: Record<string, string> = {};
+  for (const column of columns) {
+    const text = fieldText(item[column]) ?? defaults[column];
+    if (text !== undefined) fields[column] = text;
+  }
+  return { fields, line, path };
+}
+
+const ORGANIZATION_COLUMNS = ['id', 'name', 'alternate_name', 'description', 'email', 'website', 'tax_status', 'tax_id', 'year_incorporated', 'legal_status', 'logo', 'uri', 'parent_organization_id', 'external_identifier', 'last_modified'];
+const TAXONOMY_COLUMNS = ['id', 'name', 'description', 'uri', 'version', 'code'];
+const TERM_COLUMNS = ['id', 'code', 'name', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'];
+const ATTRIBUTE_COLUMNS = ['id', 'link_id', 'taxonomy_term_id', 'link_type', 'link_entity', 'value', 'label'];
+const IDENTIFIER_COLUMNS = ['id', 'organization_id', 'identifier_scheme', 'identifier_type', 'identifier'];
+const URL_COLUMNS = ['id', 'label', 'url', 'organization_id'];
+
+/** An HSDS API, read once per import (see above). */
+export function hsdsApiSource(url: string, options: HarvestOptions = DEFAULT_HARVEST): Source {
+  const base = baseOf(url);
+  let folder: string | undefined;
+
+  const readable = perImport(async (context: ReadContext) => {
+    try {
+      const harvested = await harvest(base, options);
+      folder = harvested.folder;
+      for (const note of harvested.notes) context.diagnostics.note('HSDS API read with a note', { file: base }, note);
+      context.diagnostics.note(
+        'HSDS API read',
+        { file: base },
+        `read ${counted(harvested.organizations, 'organization')}, ${counted(harvested.taxonomies, 'taxonomy', 'taxonomies')} and ${counted(harvested.terms, 'taxonomy term')} in ${counted(harvested.requests, 'request')}` +
+          (harvested.retried > 0 ? ` (${harvested.retried} tried again)` : ''),
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof HarvestError)) throw error;
+      context.diagnostics.error({ file: base }, error.message);
+      return false;
+    }
+  });
+
+  async function* rowsOf(table: HsdsTable, context: ReadContext): AsyncGenerator<RowFields> {
+    if (!(await readable(context)) || folder === undefined) return;
+    const file = table === 'taxonomies' ? 'taxonomies.ndjson' : table === 'taxonomy_terms' ? 'taxonomy_terms.ndjson' : 'organizations.ndjson';
+    if (!['taxonomies', 'taxonomy_terms', 'organizations', 'attributes', 'organization_identifiers', 'urls'].includes(table)) return;
+    let line = 0;
+    for await (const [url, path, item] of spooled(join(folder, file))) {
+      line++;
+      const fields = (item: Json, columns: readonly string[], at: string, defaults: Record<string, string> = {}) => new RowFields(url, row(item, columns, defaults, line, at), context.diagnostics);
+      if (table === 'taxonomies') yield fields(item, TAXONOMY_COLUMNS, path);
+      else if (table === 'taxonomy_terms') yield fields(item, TERM_COLUMNS, path);
+      else if (table === 'organizations') yield fields(item, ORGANIZATION_COLUMNS, path);
+      else {
+        const key = table === 'attributes' ? 'attributes' : table === 'organization_identifiers' ? 'organization_identifiers' : 'additional_websites';
+        const nested = item[key];
+        if (!Array.isArray(nested)) continue;
+        const id = item.id as string;
+        for (const [index, value] of nested.entries()) {
+          const at = `${path}.${key}[${index}]`;
+          if (!isObject(value)) {
+            context.diagnostics.error({ file: url, field: at }, 'is not an object');
+            continue;
+          }
+          if (table === 'attributes') {
+            const termId = value.taxonomy_term_id ?? (isObject(value.taxonomy_term) ? value.taxonomy_term.id : undefined);
+            yield fields({ ...value, taxonomy_term_id: termId }, ATTRIBUTE_COLUMNS, at, { link_id: id, link_entity: 'organization' });
+          } else if (table === 'organization_identifiers') yield fields(value, IDENTIFIER_COLUMNS, at, { organization_id: id });
+          else yield fields(value, URL_COLUMNS, at, { organization_id: id });
+        }
+      }
+    }
+  }
+
+  const source = hsdsTablesSource({
+    kind: 'hsds-api',
+    path: base,
+    files: [],
+    fileOf: (table) => `${base}/${table === 'taxonomy_terms' ? 'taxonomy_terms' : table === 'taxonomies' ? 'taxonomies' : 'organizations'}`,
+    has: (table) => ['taxonomies', 'taxonomy_terms', 'organizations', 'attributes', 'organization_identifiers', 'urls'].includes(table),
+    readable,
+    rowsOf,
+  });
+  return {
+    ...source,
+    close: () => {
+      if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
