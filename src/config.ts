@@ -58,11 +58,13 @@ export interface HarvestOptions {
   /** Requests under way at once. */
   concurrency: number;
   timeoutMs: number;
+  /** The first wait before a request is tried again (then doubled), when the server does not say. */
+  retryDelayMs: number;
   /** A header every request carries (a key): never printed. */
   header?: { name: string; value: string };
 }
 
-export const DEFAULT_HARVEST: HarvestOptions = { requestsPerSecond: 10, concurrency: 4, timeoutMs: 30_000 };
+export const DEFAULT_HARVEST: HarvestOptions = { requestsPerSecond: 10, concurrency: 4, timeoutMs: 30_000, retryDelayMs: 1000 };
 
 export interface ImportConfig {
   dataDir: string;

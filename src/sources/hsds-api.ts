@@ -28,7 +28,7 @@ import type { HarvestOptions } from '../config.ts';
  * - **Politeness.** At most `requestsPerSecond` requests a second (0: no limit) and `concurrency` at
  *   once; each request times out after `timeoutMs`. A 429, 502, 503 or 504, a timeout or a refused
  *   connection is tried again, up to RETRIES times, after its Retry-After (at most MAX_RETRY_AFTER_S)
- *   or a doubling wait from 1 s. Any other answer but 200 stops the import, naming the URL.
+ *   or a wait doubling from `retryDelayMs` (1 s). Any other answer but 200 stops the import, naming the URL.
  * - **A consistent copy.** The dataset may change while it is read. Its version (the root's
  *   `dataset.version`, where the API has one, as this API does) is read before and after, and every
  *   page's `total_items` must be the first page's: when either moves, the harvest starts over, at
@@ -45,8 +45,17 @@ const MAX_RETRY_AFTER_S = 120;
 const ATTEMPTS = 3;
 const RETRIED_STATUSES = new Set([429, 502, 503, 504]);
 
-/** A problem the harvest cannot go past: its message names the URL (and JSON path). */
-export class HarvestError extends Error {}
+/** A problem the harvest cannot go past, at a URL (and a JSON path in its answer). */
+export class HarvestError extends Error {
+  readonly url: string;
+  readonly path: string | undefined;
+
+  constructor(url: string, message: string, path?: string) {
+    super(message);
+    this.url = url;
+    this.path = path;
+  }
+}
 
 /** The source changed while it was read: start over. */
 class SourceChanged extends Error {}
@@ -98,23 +107,24 @@ class PoliteClient {
           try {
             return { status: 200, body: JSON.parse(text) as unknown };
           } catch {
-            throw new HarvestError(`${url}: the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`);
+            throw new HarvestError(url, `the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`);
           }
         }
         await response.body?.cancel();
         if (acceptable.includes(response.status)) return undefined;
-        if (!RETRIED_STATUSES.has(response.status)) throw new HarvestError(`${url}: answered ${response.status} ${response.statusText}`);
-        if (attempt >= RETRIES) throw new HarvestError(`${url}: answered ${response.status} ${response.statusText} ${RETRIES + 1} times`);
-        wait = retryAfter(response.headers.get('retry-after')) ?? 2 ** attempt;
+        if (!RETRIED_STATUSES.has(response.status)) throw new HarvestError(url, `answered ${response.status} ${response.statusText}`);
+        if (attempt >= RETRIES) throw new HarvestError(url, `answered ${response.status} ${response.statusText} ${RETRIES + 1} times`);
+        const asked = retryAfter(response.headers.get('retry-after'));
+        wait = asked === undefined ? 2 ** attempt * this.options.retryDelayMs : asked * 1000;
       } catch (error) {
         if (error instanceof HarvestError) throw error;
-        if (attempt >= RETRIES) throw new HarvestError(`${url}: ${describeFetchError(error)} (tried ${RETRIES + 1} times)`);
-        wait = 2 ** attempt;
+        if (attempt >= RETRIES) throw new HarvestError(url, `${describeFetchError(error)} (tried ${RETRIES + 1} times)`);
+        wait = 2 ** attempt * this.options.retryDelayMs;
       } finally {
         release();
       }
       this.retried++;
-      await sleep(Math.min(wait, MAX_RETRY_AFTER_S) * 1000);
+      await sleep(Math.min(wait, MAX_RETRY_AFTER_S * 1000));
     }
   }
 }
@@ -127,10 +137,21 @@ function retryAfter(header: string | null): number | undefined {
   return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
 }
 
+/** What went wrong with a request that got no answer, in words (with the system's code). */
+const FETCH_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  UND_ERR_SOCKET: 'the connection closed before an answer',
+  ENOTFOUND: 'no such host',
+  EAI_AGAIN: 'the host name could not be looked up',
+};
+
 function describeFetchError(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'no answer in time';
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? String(error);
+  const code = cause?.code;
+  if (code !== undefined) return FETCH_ERRORS[code] === undefined ? code : `${FETCH_ERRORS[code]} (${code})`;
+  return cause?.message ?? String(error);
 }
 
 /** A file of one list as read: one line per item, `[url, JSON path, item]`. */
@@ -198,22 +219,22 @@ async function harvestOnce(base: string, client: PoliteClient, folder: string, n
       firstUrl = withQuery(`${base}${path}`, { ...query, per_page: size, page: 1 });
       const answer = await client.json(firstUrl, [400, 422]);
       if (answer === undefined) continue;
-      if (!isObject(answer.body)) throw new HarvestError(`${firstUrl}: the answer is not an HSDS page (a JSON object with contents)`);
+      if (!isObject(answer.body)) throw new HarvestError(firstUrl, 'the answer is not an HSDS page (a JSON object with contents)');
       perPage = size;
       first = answer.body;
       break;
     }
-    if (first === undefined || perPage === undefined) throw new HarvestError(`${base}${path}: refused every per_page tried (${PER_PAGE_TRIED.join(', ')})`);
+    if (first === undefined || perPage === undefined) throw new HarvestError(`${base}${path}`, `refused every per_page tried (${PER_PAGE_TRIED.join(', ')})`);
     const totalItems = first.total_items;
     const totalPages = typeof first.total_pages === 'number' && first.total_pages >= 1 ? first.total_pages : 1;
     const pageItems = async (url: string, page: Json): Promise<unknown[]> => {
-      if (!Array.isArray(page.contents)) throw new HarvestError(`${url} [$.contents]: not a list`);
+      if (!Array.isArray(page.contents)) throw new HarvestError(url, 'not a list', '$.contents');
       if (page.total_items !== totalItems) throw new SourceChanged(`${url}: total_items is ${String(page.total_items)}, was ${String(totalItems)} on the first page`);
       return page.contents;
     };
     const write = async (url: string, items: unknown[]) => {
       for (const [index, item] of items.entries()) {
-        if (!isObject(item) || typeof item.id !== 'string' || item.id === '') throw new HarvestError(`${url} [$.contents[${index}].id]: an item without an id`);
+        if (!isObject(item) || typeof item.id !== 'string' || item.id === '') throw new HarvestError(url, 'an item without an id', `$.contents[${index}].id`);
       }
       // The details of a page's items are read a few at once (the client's limit), then all written in order.
       const read = detail === undefined ? items.map((item) => ({ url, at: '', item: item as Json })) : await Promise.all(items.map((item) => detail(item as Json)));
@@ -226,7 +247,7 @@ async function harvestOnce(base: string, client: PoliteClient, folder: string, n
     const fetchPage = async (page: number): Promise<{ url: string; items: unknown[] }> => {
       const url = withQuery(`${base}${path}`, { ...query, per_page: perPage, page });
       const answer = await client.json(url);
-      if (!isObject(answer?.body)) throw new HarvestError(`${url}: the answer is not an HSDS page (a JSON object with contents)`);
+      if (!isObject(answer?.body)) throw new HarvestError(url, 'the answer is not an HSDS page (a JSON object with contents)');
       if (typeof answer.body.page_number === 'number' && answer.body.page_number !== page) throw new FixedPages(url);
       return { url, items: await pageItems(url, answer.body) };
     };
@@ -267,7 +288,7 @@ async function harvestOnce(base: string, client: PoliteClient, folder: string, n
       if (listIsFull) return { url: '', at: '', item };
       const url = `${base}/organizations/${encodeURIComponent(item.id as string)}`;
       const answer = await client.json(url);
-      if (!isObject(answer?.body)) throw new HarvestError(`${url}: the answer is not an organization (a JSON object)`);
+      if (!isObject(answer?.body)) throw new HarvestError(url, 'the answer is not an organization (a JSON object)');
       return { url, at: '$', item: answer.body };
     });
   } finally {
@@ -298,7 +319,7 @@ async function harvest(base: string, options: HarvestOptions): Promise<Harvested
     } catch (error) {
       rmSync(folder, { recursive: true, force: true });
       if (!(error instanceof SourceChanged)) throw error;
-      if (attempt >= ATTEMPTS) throw new HarvestError(`${base}: the dataset changed while it was read, ${ATTEMPTS} times in a row (last: ${error.message}); nothing was published`);
+      if (attempt >= ATTEMPTS) throw new HarvestError(base, `the dataset changed while it was read, ${ATTEMPTS} times in a row (last: ${error.message})`);
       notes.push(`${base}: the dataset changed while it was read (${error.message}); read again from the start`);
     }
   }
@@ -347,7 +368,7 @@ export function hsdsApiSource(url: string, options: HarvestOptions = DEFAULT_HAR
       return true;
     } catch (error) {
       if (!(error instanceof HarvestError)) throw error;
-      context.diagnostics.error({ file: base }, error.message);
+      context.diagnostics.error({ file: error.url, field: error.path }, error.message);
       return false;
     }
   });
