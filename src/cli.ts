@@ -16,7 +16,7 @@ const COMMANDS: Record<Command, { usage: string; summary: string; details: strin
     usage: 'hsds-org-api import [options] <source...>',
     summary: 'Read, check and publish sources as the new live dataset, atomically.',
     details:
-      'On any error nothing is published. A source is a file or directory, optionally prefixed by its kind: native, hsds, irs, ntee, open-eligibility, ntee-crosswalk (e.g. native:./my-data). See docs/data-format.md.',
+      'On any error nothing is published. A source is a file or directory, optionally prefixed by its kind: native, hsds, irs, ntee, open-eligibility, ntee-crosswalk (e.g. native:./my-data); or the base URL of an HSDS 3.x API (https://example.org/api/hsds/v3), read page by page. See docs/data-format.md and docs/exchange.md.',
   },
   validate: {
     usage: 'hsds-org-api validate [options] <source...>',

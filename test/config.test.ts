@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { CONFIG_OPTIONS } from '../src/config-options.ts';
 import type { OptionSpec } from '../src/config-options.ts';
-import { ConfigError, defaultDatasetImport, loadImportConfig, loadMigrateConfig, loadServeConfig } from '../src/config.ts';
+import { ConfigError, DEFAULT_HARVEST, defaultDatasetImport, loadImportConfig, loadMigrateConfig, loadServeConfig } from '../src/config.ts';
 
 const loadConfig = (args: string[], env: NodeJS.ProcessEnv) => loadServeConfig(args, env);
 
@@ -200,9 +200,12 @@ describe('configuration', () => {
       progress: 'bar',
       sources: ['a.csv', 'b/'],
       database: undefined,
+      harvest: { ...DEFAULT_HARVEST, header: undefined },
     });
-    const fromEnv = loadImportConfig('import', ['x'], { MAX_ERRORS: '7', STRICT: 'true', PROGRESS: 'none', DATA_DIR: '/srv/hsds' });
+    const fromEnv = loadImportConfig('import', ['x'], { MAX_ERRORS: '7', STRICT: 'true', PROGRESS: 'none', DATA_DIR: '/srv/hsds', HARVEST_RATE: '0', HSDS_SOURCE_HEADER: 'Authorization: Bearer k3y' });
     assert.deepEqual([fromEnv.maxErrors, fromEnv.strict, fromEnv.progress, fromEnv.dataDir], [7, true, 'none', '/srv/hsds']);
+    assert.deepEqual(fromEnv.harvest, { ...DEFAULT_HARVEST, requestsPerSecond: 0, header: { name: 'Authorization', value: 'Bearer k3y' } });
+    assert.throws(() => loadImportConfig('import', ['x'], { HSDS_SOURCE_HEADER: 'Bearer k3y' }), /HSDS_SOURCE_HEADER must be a header, `Name: value`/);
     assert.throws(() => loadImportConfig('validate', [], {}), /at least one source/);
     assert.throws(() => loadImportConfig('import', ['--max-errors', '0', 'x'], {}), /max errors/);
   });
@@ -210,7 +213,7 @@ describe('configuration', () => {
   it("imports the default dataset, when serve finds nothing published, by import's own defaults into serve's store", () => {
     const serve = loadServeConfig(['--data-dir', '/srv/hsds', '--progress', 'none'], { MAX_ERRORS: '3', STRICT: 'true' });
     const database = loadServeConfig(['--database-url', 'postgres://db/x', '--migrate'], {}).database;
-    assert.deepEqual(defaultDatasetImport(serve, undefined, ['/data']), { dataDir: '/srv/hsds', maxErrors: 50, strict: false, progress: 'none', sources: ['/data'], database: undefined });
+    assert.deepEqual(defaultDatasetImport(serve, undefined, ['/data']), { dataDir: '/srv/hsds', maxErrors: 50, strict: false, progress: 'none', sources: ['/data'], database: undefined, harvest: { ...DEFAULT_HARVEST, header: undefined } });
     assert.deepEqual(defaultDatasetImport(serve, database, ['/data']).database, { url: 'postgres://db/x', migrate: false }, 'migrated before, by serve');
   });
 
