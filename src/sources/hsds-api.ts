@@ -1,14 +1,9 @@
-import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import type { WriteStream } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { RowFields } from './files/fields.ts';
-import type { SourceRow } from './files/csv.ts';
-import { hsdsTablesSource, perImport } from './hsds-datapackage.ts';
-import type { HsdsTable } from './hsds-package-layout.ts';
+import { perImport } from './hsds-datapackage.ts';
+import { SPOOL_FILES, SpoolFile, spooledHsdsSource } from './hsds-spool.ts';
 import type { ReadContext, Source } from './source.ts';
 import { counted } from '../text.ts';
 import { DEFAULT_HARVEST } from '../config.ts';
@@ -65,7 +60,7 @@ type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Requests at a polite pace: spaced by 1/rate seconds, a few at once, tried again when the server asks. */
-class PoliteClient {
+export class PoliteClient {
   readonly options: HarvestOptions;
   private nextStart = 0;
   private running = 0;
@@ -94,6 +89,39 @@ class PoliteClient {
 
   /** The JSON at `url`; undefined for a status in `acceptable` (a 400 or 404 the caller expects). */
   async json(url: string, acceptable: readonly number[] = []): Promise<{ status: number; body: unknown } | undefined> {
+    return this.answer(url, acceptable, () => AbortSignal.timeout(this.options.timeoutMs), async (response) => {
+      const text = await response.text();
+      try {
+        return { status: 200, body: JSON.parse(text) as unknown };
+      } catch {
+        throw new HarvestError(url, `the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`);
+      }
+    });
+  }
+
+  /**
+   * The 200 answer at `url`, its body still to be read (a long stream): the time allowed covers its
+   * head; then `stalled()` is to be called whenever the body makes progress, and the answer is aborted
+   * when none comes for as long.
+   */
+  async stream(url: string, acceptable: readonly number[] = []): Promise<{ response: Response; progressed: () => void; done: () => void } | undefined> {
+    let abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => abort.abort(new DOMException('no answer in time', 'TimeoutError')), this.options.timeoutMs);
+    };
+    const answer = await this.answer(url, acceptable, () => {
+      abort = new AbortController();
+      arm();
+      return abort.signal;
+    }, async (response) => ({ response, progressed: arm, done: () => clearTimeout(timer) }));
+    if (answer === undefined) clearTimeout(timer);
+    return answer;
+  }
+
+  /** Asks until an answer is final: `ok` makes what a 200 gives; retried statuses and errors are asked again (see above). */
+  private async answer<T>(url: string, acceptable: readonly number[], signal: () => AbortSignal, ok: (response: Response) => Promise<T>): Promise<T | undefined> {
     for (let attempt = 0; ; attempt++) {
       const release = await this.slot();
       let wait: number | undefined;
@@ -101,15 +129,8 @@ class PoliteClient {
         this.requests++;
         const headers: Record<string, string> = { accept: 'application/json' };
         if (this.options.header !== undefined) headers[this.options.header.name] = this.options.header.value;
-        const response = await fetch(url, { headers, signal: AbortSignal.timeout(this.options.timeoutMs), redirect: 'follow' });
-        if (response.status === 200) {
-          const text = await response.text();
-          try {
-            return { status: 200, body: JSON.parse(text) as unknown };
-          } catch {
-            throw new HarvestError(url, `the answer is not JSON (${text.slice(0, 60).replace(/\s+/g, ' ')}…)`);
-          }
-        }
+        const response = await fetch(url, { headers, signal: signal(), redirect: 'follow' });
+        if (response.status === 200) return await ok(response);
         await response.body?.cancel();
         if (acceptable.includes(response.status)) return undefined;
         if (!RETRIED_STATUSES.has(response.status)) throw new HarvestError(url, `answered ${response.status} ${response.statusText}`);
@@ -146,39 +167,12 @@ const FETCH_ERRORS: Record<string, string> = {
   EAI_AGAIN: 'the host name could not be looked up',
 };
 
-function describeFetchError(error: unknown): string {
+export function describeFetchError(error: unknown): string {
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) return 'no answer in time';
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code;
   if (code !== undefined) return FETCH_ERRORS[code] === undefined ? code : `${FETCH_ERRORS[code]} (${code})`;
   return cause?.message ?? String(error);
-}
-
-/** A file of one list as read: one line per item, `[url, JSON path, item]`. */
-class SpoolFile {
-  readonly path: string;
-  private readonly stream: WriteStream;
-  count = 0;
-
-  constructor(path: string) {
-    this.path = path;
-    this.stream = createWriteStream(path);
-  }
-
-  async write(url: string, path: string, item: unknown): Promise<void> {
-    this.count++;
-    if (!this.stream.write(`${JSON.stringify([url, path, item])}\n`)) await once(this.stream, 'drain');
-  }
-
-  async close(): Promise<void> {
-    this.stream.end();
-    await once(this.stream, 'finish');
-  }
-}
-
-async function* spooled(path: string): AsyncGenerator<[string, string, Json]> {
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  for await (const line of lines) if (line !== '') yield JSON.parse(line) as [string, string, Json];
 }
 
 interface Harvested {
@@ -275,9 +269,9 @@ async function harvestOnce(base: string, client: PoliteClient, folder: string, n
   }
 
   const folderFile = (name: string) => new SpoolFile(join(folder, name));
-  const taxonomies = folderFile('taxonomies.ndjson');
-  const terms = folderFile('taxonomy_terms.ndjson');
-  const organizations = folderFile('organizations.ndjson');
+  const taxonomies = folderFile(SPOOL_FILES.taxonomies);
+  const terms = folderFile(SPOOL_FILES.terms);
+  const organizations = folderFile(SPOOL_FILES.organizations);
   try {
     await list('/taxonomies', taxonomies, {});
     await list('/taxonomy_terms', terms, {});
@@ -325,36 +319,12 @@ async function harvest(base: string, options: HarvestOptions): Promise<Harvested
   }
 }
 
-/** Text of a JSON value as a CSV field would hold it: absent for null, numbers and booleans written out, objects as JSON. */
-function fieldText(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
-
-function row(item: Json, columns: readonly string[], defaults: Record<string, string>, line: number, path: string): SourceRow {
-  const fields: Record<string, string> = {};
-  for (const column of columns) {
-    const text = fieldText(item[column]) ?? defaults[column];
-    if (text !== undefined) fields[column] = text;
-  }
-  return { fields, line, path };
-}
-
-const ORGANIZATION_COLUMNS = ['id', 'name', 'alternate_name', 'description', 'email', 'website', 'tax_status', 'tax_id', 'year_incorporated', 'legal_status', 'logo', 'uri', 'parent_organization_id', 'external_identifier', 'last_modified'];
-const TAXONOMY_COLUMNS = ['id', 'name', 'description', 'uri', 'version', 'code'];
-const TERM_COLUMNS = ['id', 'code', 'name', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'];
-const ATTRIBUTE_COLUMNS = ['id', 'link_id', 'taxonomy_term_id', 'link_type', 'link_entity', 'value', 'label'];
-const IDENTIFIER_COLUMNS = ['id', 'organization_id', 'identifier_scheme', 'identifier_type', 'identifier'];
-const URL_COLUMNS = ['id', 'label', 'url', 'organization_id'];
-
 /** An HSDS API, read once per import (see above). */
 export function hsdsApiSource(url: string, options: HarvestOptions = DEFAULT_HARVEST): Source {
   const base = baseOf(url);
   let folder: string | undefined;
 
-  const readable = perImport(async (context: ReadContext) => {
+  const readable = perImport(async (context: ReadContext): Promise<boolean> => {
     try {
       const harvested = await harvest(base, options);
       folder = harvested.folder;
@@ -373,47 +343,7 @@ export function hsdsApiSource(url: string, options: HarvestOptions = DEFAULT_HAR
     }
   });
 
-  async function* rowsOf(table: HsdsTable, context: ReadContext): AsyncGenerator<RowFields> {
-    if (!(await readable(context)) || folder === undefined) return;
-    const file = table === 'taxonomies' ? 'taxonomies.ndjson' : table === 'taxonomy_terms' ? 'taxonomy_terms.ndjson' : 'organizations.ndjson';
-    if (!['taxonomies', 'taxonomy_terms', 'organizations', 'attributes', 'organization_identifiers', 'urls'].includes(table)) return;
-    let line = 0;
-    for await (const [url, path, item] of spooled(join(folder, file))) {
-      line++;
-      const fields = (item: Json, columns: readonly string[], at: string, defaults: Record<string, string> = {}) => new RowFields(url, row(item, columns, defaults, line, at), context.diagnostics);
-      if (table === 'taxonomies') yield fields(item, TAXONOMY_COLUMNS, path);
-      else if (table === 'taxonomy_terms') yield fields(item, TERM_COLUMNS, path);
-      else if (table === 'organizations') yield fields(item, ORGANIZATION_COLUMNS, path);
-      else {
-        const key = table === 'attributes' ? 'attributes' : table === 'organization_identifiers' ? 'organization_identifiers' : 'additional_websites';
-        const nested = item[key];
-        if (!Array.isArray(nested)) continue;
-        const id = item.id as string;
-        for (const [index, value] of nested.entries()) {
-          const at = `${path}.${key}[${index}]`;
-          if (!isObject(value)) {
-            context.diagnostics.error({ file: url, field: at }, 'is not an object');
-            continue;
-          }
-          if (table === 'attributes') {
-            const termId = value.taxonomy_term_id ?? (isObject(value.taxonomy_term) ? value.taxonomy_term.id : undefined);
-            yield fields({ ...value, taxonomy_term_id: termId }, ATTRIBUTE_COLUMNS, at, { link_id: id, link_entity: 'organization' });
-          } else if (table === 'organization_identifiers') yield fields(value, IDENTIFIER_COLUMNS, at, { organization_id: id });
-          else yield fields(value, URL_COLUMNS, at, { organization_id: id });
-        }
-      }
-    }
-  }
-
-  const source = hsdsTablesSource({
-    kind: 'hsds-api',
-    path: base,
-    files: [],
-    fileOf: (table) => `${base}/${table === 'taxonomy_terms' ? 'taxonomy_terms' : table === 'taxonomies' ? 'taxonomies' : 'organizations'}`,
-    has: (table) => ['taxonomies', 'taxonomy_terms', 'organizations', 'attributes', 'organization_identifiers', 'urls'].includes(table),
-    readable,
-    rowsOf,
-  });
+  const source = spooledHsdsSource('hsds-api', base, async (context) => ((await readable(context)) ? folder : undefined));
   return {
     ...source,
     close: () => {
