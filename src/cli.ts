@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import packageJson from '../package.json' with { type: 'json' };
 import { twoColumns, wrap } from './cli/help.ts';
 import type { HelpRow } from './cli/help.ts';
-import { ConfigError, configHelp, loadExportConfig, loadImportConfig, loadMigrateConfig, loadServeConfig, loadUseConfig } from './config.ts';
+import { ConfigError, configHelp, loadExportConfig, loadImportConfig, loadMigrateConfig, loadServeConfig, loadSyncConfig, loadUseConfig } from './config.ts';
 import type { Command } from './config.ts';
 import { escapeControlCharacters } from './sources/files/diagnostics.ts';
 
@@ -33,6 +33,11 @@ const COMMANDS: Record<Command, { usage: string; summary: string; details: strin
     usage: 'hsds-org-api export [options] <folder>',
     summary: 'Write the live dataset as an HSDS tabular package (CSV files and datapackage.json) into a new or empty folder.',
     details: 'The same package the API serves at /api/hsds/v3/datapackage.zip; import reads it back. See docs/exchange.md.',
+  },
+  sync: {
+    usage: 'hsds-org-api sync [options] <base URL of another instance>',
+    summary: 'Keep the dataset published here a copy of another instance\'s, through its changes feed.',
+    details: 'The first run copies everything; each later run applies the changes since the version it copied last, and publishes as import does (checked, atomic). A 410 falls back to a full copy. See docs/exchange.md.',
   },
   migrate: {
     usage: 'hsds-org-api migrate [options]',
@@ -120,6 +125,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'serve') return (await import('./cli/serve.ts')).runServe(loadServeConfig(rest, process.env, isTerminal), write);
   if (command === 'migrate') return (await import('./cli/migrate.ts')).runMigrate(loadMigrateConfig(rest, process.env), writeResult);
   if (command === 'use') return (await import('./cli/use.ts')).runUse(loadUseConfig(rest, process.env), write, writeResult);
+  if (command === 'sync') return (await import('./exchange/sync.ts')).runSync(loadSyncConfig(rest, process.env, isTerminal), write, writeResult);
   if (command === 'export') return (await import('./cli/export.ts')).runExport(loadExportConfig(rest, process.env), write, writeResult);
   return (await import('./cli/import.ts')).runImport(command, loadImportConfig(command, rest, process.env, isTerminal), write, writeResult);
 }

@@ -4,7 +4,7 @@ import { DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_MAX_EXPORTS } from './http/lim
  * Every setting, as a flag or an environment variable (flags win), per command. Documented in the
  * README and in each command's --help.
  */
-export type Command = 'serve' | 'import' | 'validate' | 'migrate' | 'use' | 'export';
+export type Command = 'serve' | 'import' | 'validate' | 'migrate' | 'use' | 'export' | 'sync';
 
 export interface OptionSpec {
   env: string;
@@ -30,13 +30,13 @@ export const CONFIG_OPTIONS = {
     env: 'DATA_DIR',
     default: 'var/hsds',
     help: 'directory of published snapshots (serve and export read it; import and use write it)',
-    commands: ['serve', 'import', 'use', 'export'],
+    commands: ['serve', 'import', 'use', 'export', 'sync'],
   },
   'database-url': {
     env: 'DATABASE_URL',
     default: '',
     help: 'PostgreSQL to serve from and publish to, e.g. postgres://user:password@host:port/database; unset: the embedded SQLite store in --data-dir',
-    commands: ['serve', 'import', 'migrate', 'export'],
+    commands: ['serve', 'import', 'migrate', 'export', 'sync'],
     form: 'postgres url',
   },
   'database-replica-urls': {
@@ -178,22 +178,22 @@ export const CONFIG_OPTIONS = {
     env: 'MAX_ERRORS',
     default: '50',
     help: 'stop after this many errors',
-    commands: ['import', 'validate'],
+    commands: ['import', 'validate', 'sync'],
     integer: { min: 1, max: 100_000 },
   },
-  strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate'], flag: true },
+  strict: { env: 'STRICT', default: 'false', help: 'treat warnings as errors', commands: ['import', 'validate', 'sync'], flag: true },
   'harvest-rate': {
     env: 'HARVEST_RATE',
     default: '10',
     help: 'requests per second at most to an HSDS API given as a source, 4 at once (0: no limit, for an API of your own); a key it needs goes in HSDS_SOURCE_HEADER, never on the command line',
-    commands: ['import', 'validate'],
+    commands: ['import', 'validate', 'sync'],
     integer: { min: 0, max: 10_000 },
   },
   progress: {
     env: 'PROGRESS',
     default: 'auto',
     help: 'how an import shows its progress: auto is a bar on a terminal, else lines',
-    commands: ['serve', 'import', 'validate'],
+    commands: ['serve', 'import', 'validate', 'sync'],
     choices: ['bar', 'lines', 'none', 'auto'],
   },
 } as const satisfies Record<string, OptionSpec>;

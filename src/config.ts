@@ -244,7 +244,7 @@ function parse(command: Command, args: string[], env: NodeJS.ProcessEnv) {
     args,
     options: Object.fromEntries(options.map(([name, option]) => [name, { type: option.flag ? ('boolean' as const) : ('string' as const) }])),
     strict: true,
-    allowPositionals: command === 'import' || command === 'validate' || command === 'use' || command === 'export',
+    allowPositionals: command === 'import' || command === 'validate' || command === 'use' || command === 'export' || command === 'sync',
   });
   const setting = (name: OptionName): string => {
     const option: OptionSpec = CONFIG_OPTIONS[name];
@@ -283,18 +283,29 @@ export function loadServeConfig(args: string[], env: NodeJS.ProcessEnv = process
   };
 }
 
-export function loadImportConfig(command: 'import' | 'validate', args: string[], env: NodeJS.ProcessEnv = process.env, isTerminal = false): ImportConfig {
-  const { setting, positionals } = parse(command, args, env);
-  if (positionals.length === 0) throw new ConfigError(`${command} needs at least one source (a file or directory)`);
+export function loadSyncConfig(args: string[], env: NodeJS.ProcessEnv = process.env, isTerminal = false): ImportConfig & { source: string; databaseUrl: string | undefined } {
+  const { setting, positionals } = parse('sync', args, env);
+  const [source] = positionals;
+  if (positionals.length !== 1 || !/^https?:\/\//i.test(source!) || !URL.canParse(source!)) throw new ConfigError('sync needs one source: the base URL of another instance, e.g. https://example.org/api/hsds/v3');
+  return { ...importSettings(setting, 'sync', isTerminal, env), sources: [source!], source: source!, databaseUrl: textSetting(setting, 'database-url') };
+}
+
+function importSettings(setting: (name: OptionName) => string, command: 'import' | 'validate' | 'sync', isTerminal: boolean, env: NodeJS.ProcessEnv): Omit<ImportConfig, 'sources'> {
   return {
-    dataDir: resolve(command === 'import' ? setting('data-dir') : CONFIG_OPTIONS['data-dir'].default),
+    dataDir: resolve(command === 'validate' ? CONFIG_OPTIONS['data-dir'].default : setting('data-dir')),
     maxErrors: integerSetting(setting, 'max-errors'),
     strict: parseBoolean('strict', setting('strict')),
     progress: parseProgress(setting, isTerminal),
-    sources: positionals,
-    database: command === 'import' ? parseDatabase(setting) : undefined,
+    database: command === 'validate' ? undefined : parseDatabase(setting),
     harvest: { ...DEFAULT_HARVEST, requestsPerSecond: integerSetting(setting, 'harvest-rate'), header: sourceHeader(env) },
   };
+}
+
+export function loadImportConfig(command: 'import' | 'validate', args: string[], env: NodeJS.ProcessEnv = process.env, isTerminal = false): ImportConfig {
+  const { setting, positionals } = parse(command, args, env);
+  if (positionals.length === 0) throw new ConfigError(`${command} needs at least one source (a file or directory)`);
+  const { dataDir, maxErrors, strict, progress, database, harvest } = importSettings(setting, command, isTerminal, env);
+  return { dataDir, maxErrors, strict, progress, sources: positionals, database, harvest };
 }
 
 /**

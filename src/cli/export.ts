@@ -1,8 +1,5 @@
 import { mkdirSync, readdirSync } from 'node:fs';
-import { DEFAULT_POSTGRES_SETTINGS } from '../store/postgres/connection.ts';
-import { PostgresStores } from '../store/postgres/live.ts';
-import { LiveSqliteStores } from '../store/sqlite/live.ts';
-import type { LiveStoreLog, StoreProvider } from '../store/store.ts';
+import { openPublished } from './published-stores.ts';
 import { writeTabularPackage } from '../exchange/tabular-package.ts';
 import { counted } from '../text.ts';
 import type { ExportConfig } from '../config.ts';
@@ -19,12 +16,12 @@ export async function runExport(config: ExportConfig, write: (line: string) => v
     write(`${config.directory} is not empty (${counted(existing.length, 'entry', 'entries')}): give a new or empty folder, so that no file of another package is left beside this one.`);
     return 1;
   }
-  const problems: string[] = [];
-  const log: LiveStoreLog = { info: () => {}, error: (message) => problems.push(message) };
-  const stores: StoreProvider =
-    config.databaseUrl === undefined
-      ? await LiveSqliteStores.open(config.dataDir, log)
-      : await PostgresStores.open({ url: config.databaseUrl, replicaUrls: [], ...DEFAULT_POSTGRES_SETTINGS }, log);
+  const opened = await openPublished(config.dataDir, config.databaseUrl);
+  if (opened === undefined) {
+    write(`Nothing to export: no dataset has been published in ${config.dataDir}.`);
+    return 1;
+  }
+  const { stores, problems } = opened;
   const lease = stores.acquire();
   try {
     const readiness = await stores.readiness();

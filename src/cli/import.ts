@@ -60,6 +60,20 @@ function describeCounts(result: BuildResult): string {
  * line, goes to `writeResult`; progress and diagnostics go to `writeLine`.
  */
 export async function runImport(command: 'import' | 'validate', config: ImportConfig, writeLine: Write, writeResult: Write): Promise<number> {
+  return (await importSources(command, config, undefined, writeLine, writeResult)).code;
+}
+
+/**
+ * runImport, from `prepared` sources when given (sync makes its own) rather than config.sources;
+ * with the version published or found live, on success.
+ */
+export async function importSources(
+  command: 'import' | 'validate',
+  config: ImportConfig,
+  prepared: Source[] | undefined,
+  writeLine: Write,
+  writeResult: Write,
+): Promise<{ code: number; version?: string }> {
   // Messages quote input (ids, values, file names): every line printed goes through here, escaped.
   const write: Write = (line) => writeLine(escapeControlCharacters(line));
   const verdict: Write = (line) => writeResult(escapeControlCharacters(line));
@@ -69,7 +83,7 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
   let stage: ProgressStage | undefined;
   let sources: Source[] = [];
   try {
-    sources = resolveSources(config.sources, diagnostics, config.harvest);
+    sources = prepared ?? resolveSources(config.sources, diagnostics, config.harvest);
     const bytes = totalBytes(sources.flatMap((source) => source.files));
     let bytesRead = 0;
     let rowsRead = 0;
@@ -110,7 +124,7 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
     if (error instanceof StorageFault || error instanceof ImportBusy) {
       reportDiagnostics(diagnostics, write);
       write(`Error: ${error.message}. Nothing was published; the live dataset is unchanged.`);
-      return 1;
+      return { code: 1 };
     }
     if (!(error instanceof InvalidDataset || error instanceof TooManyErrors)) throw error;
   } finally {
@@ -124,7 +138,7 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
     const stopped = diagnostics.errors.length >= diagnostics.maxErrors ? ` (stopped at the limit of ${diagnostics.maxErrors}; there may be more)` : '';
     const where = command === 'import' ? ' Nothing was published; the live dataset is unchanged.' : '';
     verdict(`Not publishable: ${counted(diagnostics.errors.length, 'error')}${stopped}, ${warnings}.${where}`);
-    return 1;
+    return { code: 1 };
   }
   if (command === 'validate') {
     verdict(`Publishable: ${describeCounts(result)}; ${warnings}. Checked in ${seconds} s, peak RSS ${peak} MiB.`);
@@ -136,5 +150,5 @@ export async function runImport(command: 'import' | 'validate', config: ImportCo
       changes === undefined ? '' : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${formatCount(changes.removed)} removed`;
     verdict(`Published dataset ${result.version}: ${describeCounts(result)}${since}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MiB.`);
   }
-  return 0;
+  return { code: 0, version: result.version };
 }
