@@ -31,6 +31,8 @@ export interface RenderedRow {
   contentHash: string;
   /** When the organization last changed, where the source says so (see OrganizationRecord.lastModified). */
   lastModified: string | undefined;
+  /** Whether its provenance lacks `read_at`, which the writer adds (see withReadAt). */
+  needsReadAt: boolean;
   /** Without `last_modified`, which depends on the previous version (see withLastModified). */
   listJson: string;
   detailJson: string;
@@ -101,6 +103,7 @@ export class RowRenderer {
       id: rendered.id,
       contentHash: hash('sha1', organization.lastModified === undefined ? rendered.detailJson : `${rendered.detailJson}\n${organization.lastModified}`, 'base64'),
       lastModified: organization.lastModified,
+      needsReadAt: organization.provenance !== undefined && organization.provenance.readAt === undefined,
       listJson: rendered.listJson,
       detailJson: rendered.detailJson,
       termIds: tags.map(({ term }) => term.id),

@@ -1,7 +1,7 @@
 import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { documentCheck } from '../store/document-check.ts';
-import { withLastModified } from '../hsds/render.ts';
+import { withLastModified, withReadAt } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
@@ -78,7 +78,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
     // feed select by); the document says when it last changed where it came from, when the source says.
     const modifiedAt = carried.modifiedAt ?? writer.publishedAt;
     const lastModified = rendered.lastModified ?? modifiedAt;
-    const detailJson = withLastModified(rendered.detailJson, lastModified);
+    const detailJson = withLastModified(rendered.needsReadAt ? withReadAt(rendered.detailJson, modifiedAt) : rendered.detailJson, lastModified);
     writer.hash.update(detailJson).update('\n');
     insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt, carried.addedAt ?? writer.publishedAt);
     const listJson = withLastModified(rendered.listJson, lastModified);

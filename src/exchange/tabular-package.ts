@@ -75,6 +75,10 @@ const EXTENSIONS: Record<string, Field[]> = {
   organization: [
     { name: 'external_identifier', type: 'string', title: 'External identifier', description: 'The organization\'s id in the data it was published from (this profile\'s extension field).', constraints: optional(true, true) },
     { name: 'last_modified', type: 'datetime', title: 'Last modified', description: 'When this organization was last changed (this profile\'s extension field).', constraints: optional(true) },
+    { name: 'provenance_source', type: 'string', title: 'Source', description: 'The source of record the organization came from: `provenance.source` (this profile\'s extension field).', constraints: optional(true) },
+    { name: 'provenance_location', type: 'string', title: 'Location in the source', description: 'The file or API of that source: `provenance.location`.', constraints: optional(true) },
+    { name: 'provenance_source_id', type: 'string', title: 'Id in the source', description: 'The organization\'s id in that source: `provenance.source_id`.', constraints: optional(true) },
+    { name: 'provenance_read_at', type: 'datetime', title: 'Read at', description: 'When it was first read from that source as it is: `provenance.read_at`.', constraints: optional(true) },
   ],
   taxonomy: [{ name: 'code', type: 'string', title: 'Code', description: 'The taxonomy\'s short code, as used in `classifications` and filters (this profile\'s extension field).', constraints: optional(true, true) }],
 };
@@ -257,7 +261,8 @@ export async function writeTabularPackage(store: Store, directory: string, onPro
     seenCodes.clear();
     let organizations = 0;
     for await (const organization of items(store.allOrganizations({}, { full: true }), pause)) {
-      await files.organization.write(organization);
+      const provenance = (organization.provenance ?? {}) as Json;
+      await files.organization.write({ ...organization, provenance_source: provenance.source, provenance_location: provenance.location, provenance_source_id: provenance.source_id, provenance_read_at: provenance.read_at });
       for (const identifier of (organization.organization_identifiers ?? []) as Json[]) await files.organization_identifier.write(identifier);
       for (const url of (organization.additional_websites ?? []) as Json[]) await files.url.write(url);
       for (const attribute of (organization.attributes ?? []) as Json[]) await files.attribute.write(attribute);

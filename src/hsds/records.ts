@@ -98,6 +98,22 @@ export interface UrlRecord {
   id?: string;
 }
 
+/**
+ * Where an organization came from: its source of record, which a record read from this API's own
+ * documents (an export, a harvest, a sync) carries as given, and any other gets from the source it
+ * was read from. `readAt`: when it was first read as it is, where the source says so; otherwise the
+ * publish time of the version that first served it as it is.
+ */
+export interface ProvenanceRecord {
+  /** The source's name: a publisher's dataset, an API. */
+  source: string;
+  /** Where in it: a file's name, or an API's base URL. */
+  location: string;
+  /** The organization's id in that source. */
+  sourceId: string;
+  readAt?: string;
+}
+
 export interface OrganizationRecord extends References {
   externalId: string;
   /**
@@ -110,6 +126,10 @@ export interface OrganizationRecord extends References {
    * as its `last_modified` instead of the publish time of the version that first served it as it is.
    */
   lastModified?: string;
+  /** Where it came from (set for every organization once the sources are combined). */
+  provenance?: ProvenanceRecord;
+  /** Which source of the import gave it, in the order listed (0 first): the first wins an overlap. */
+  sourceIndex?: number;
   status: PublicationStatus;
   name: string;
   description?: string;

@@ -77,6 +77,12 @@ export function renderServedTerm(term: RenderedTerm, childrenCount: number): { l
   return { listJson: JSON.stringify(object), detailJson: JSON.stringify({ ...object, ...compact({ taxonomy_detail: term.taxonomy?.object }) }) };
 }
 
+/**
+ * Adds `read_at` to the provenance of a rendered full organization whose source did not say when it
+ * was read (`provenance` is its last key: see renderOrganization).
+ */
+export const withReadAt = (json: string, readAt: string): string => `${json.slice(0, -2)},"read_at":${JSON.stringify(readAt)}}}`;
+
 /** Adds `last_modified` as the last key of a rendered organization (list or full form). */
 export const withLastModified = (json: string, lastModified: string): string => `${json.slice(0, -1)},"last_modified":${JSON.stringify(lastModified)}}`;
 
@@ -152,6 +158,10 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
       identifier_type: identifier.type,
       identifier: identifier.identifier,
     })),
+    // The last key: a `read_at` the source does not give is added at publish (withReadAt).
+    ...(record.provenance === undefined
+      ? {}
+      : { provenance: { source: record.provenance.source, location: record.provenance.location, source_id: record.provenance.sourceId, ...compact({ read_at: record.provenance.readAt }) } }),
   };
   return { id, listJson: JSON.stringify(listItem), detailJson: JSON.stringify(detail) };
 }

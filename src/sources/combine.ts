@@ -1,5 +1,6 @@
 import { termKey } from '../hsds/records.ts';
-import type { DatasetInput, TagRecord, TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
+import { basename } from 'node:path';
+import type { DatasetInput, OrganizationRecord, TagRecord, TaxonomyRecord, TaxonomyTermRecord } from '../hsds/records.ts';
 import type { ReadContext, Source, Vocabulary } from './source.ts';
 
 export function vocabularyOf(taxonomies: readonly TaxonomyRecord[], terms: readonly TaxonomyTermRecord[]): Vocabulary {
@@ -16,6 +17,34 @@ async function* chain<T>(sources: readonly Source[], part: (source: Source) => A
   for (const source of sources) {
     const items = part(source);
     if (items !== undefined) yield* items;
+  }
+}
+
+/** What a source is called in provenance: the IRS file's own name, else the folder or file given, or the API's host. */
+function sourceName(source: Source): string {
+  if (source.kind === 'irs') return 'IRS Exempt Organizations Business Master File';
+  if (source.kind === 'hsds-api') return new URL(source.path).host;
+  return basename(source.path.replace(/\/+$/, '')) || source.path;
+}
+
+/**
+ * Every organization, each with where it came from (what its source gave, else this source: its
+ * name, the file or URL, the organization's id there) and which source it was, in the order listed.
+ */
+async function* withProvenance(sources: readonly Source[], context: ReadContext, vocabulary: Vocabulary): AsyncGenerator<OrganizationRecord> {
+  for (const [index, source] of sources.entries()) {
+    const organizations = source.organizations?.(context, vocabulary);
+    if (organizations === undefined) continue;
+    const name = sourceName(source);
+    for await (const organization of organizations) {
+      organization.provenance ??= {
+        source: name,
+        location: source.kind === 'hsds-api' ? source.path : basename(organization.at?.file ?? source.path),
+        sourceId: organization.nativeId ?? organization.externalId,
+      };
+      organization.sourceIndex = index;
+      yield organization;
+    }
   }
 }
 
@@ -38,7 +67,7 @@ export async function combineSources(sources: readonly Source[], context: ReadCo
   return {
     taxonomies,
     terms,
-    organizations: chain(sources, (source) => source.organizations?.(context, vocabulary)),
+    organizations: withProvenance(sources, context, vocabulary),
     tags: chain(sources, (source) => source.tags?.(context)),
     identifiers: chain(sources, (source) => source.identifiers?.(context)),
     urls: chain(sources, (source) => source.urls?.(context)),

@@ -10,7 +10,7 @@ import type { ReadContext, Source } from './source.ts';
 import { readHsdsVocabulary, servedId } from './hsds-vocabulary.ts';
 import type { HsdsVocabulary, TermRef } from './hsds-vocabulary.ts';
 import { canonicalId } from '../hsds/ids.ts';
-import type { IdentifierLink, OrganizationRecord, TagLink, UrlLink } from '../hsds/records.ts';
+import type { IdentifierLink, OrganizationRecord, ProvenanceRecord, TagLink, UrlLink } from '../hsds/records.ts';
 
 /**
  * HSDS tabular packages, 1.0 to 3.2 (see docs/data-format.md): a folder of CSV files named after HSDS
@@ -41,6 +41,10 @@ export const HSDS_COLUMNS = {
       'parent_organization_id',
       'external_identifier',
       'last_modified',
+      'provenance_source',
+      'provenance_location',
+      'provenance_source_id',
+      'provenance_read_at',
     ],
   },
   // `code`, and the organizations' `external_identifier` and `last_modified`: this API's extension
@@ -127,6 +131,15 @@ export function hsdsDatapackageSource(directory: string): Source {
   });
 }
 
+/** Where an organization came from, where this API's export wrote it (its `provenance_*` columns): all three names, or none. */
+function provenanceOf(row: RowFields): ProvenanceRecord | undefined {
+  const source = row.optionalId('provenance_source', 'name');
+  const location = row.optionalId('provenance_location', 'url');
+  const sourceId = row.optionalId('provenance_source_id', 'id');
+  if (source === undefined || location === undefined || sourceId === undefined) return undefined;
+  return { source, location, sourceId, readAt: row.instant('provenance_read_at') };
+}
+
 /** The records of an HSDS package, from its tables wherever they come from. */
 export function hsdsTablesSource(tables: HsdsTables): Source {
   const { fileOf, rowsOf } = tables;
@@ -158,6 +171,7 @@ export function hsdsTablesSource(tables: HsdsTables): Source {
         externalId: canonicalId(row.required('id', 'id')),
         nativeId: row.optionalId('external_identifier', 'id'),
         lastModified: row.instant('last_modified'),
+        provenance: provenanceOf(row),
         // HSDS has no publication status: every organization given is published.
         status: 'published',
         name: row.required('name', 'name'),

@@ -67,7 +67,14 @@ function row(item: Json, columns: readonly string[], defaults: Record<string, st
   return { fields, line, path };
 }
 
-const ORGANIZATION_COLUMNS = ['id', 'name', 'alternate_name', 'description', 'email', 'website', 'tax_status', 'tax_id', 'year_incorporated', 'legal_status', 'logo', 'uri', 'parent_organization_id', 'external_identifier', 'last_modified'];
+const ORGANIZATION_COLUMNS = ['id', 'name', 'alternate_name', 'description', 'email', 'website', 'tax_status', 'tax_id', 'year_incorporated', 'legal_status', 'logo', 'uri', 'parent_organization_id', 'external_identifier', 'last_modified', 'provenance_source', 'provenance_location', 'provenance_source_id', 'provenance_read_at'];
+
+/** An organization's fields as the columns of its table: this profile's `provenance` object as the export's `provenance_*` columns. */
+function organizationFields(item: Json): Json {
+  const provenance = item.provenance;
+  if (!isObject(provenance)) return item;
+  return { ...item, provenance_source: provenance.source, provenance_location: provenance.location, provenance_source_id: provenance.source_id, provenance_read_at: provenance.read_at };
+}
 const TAXONOMY_COLUMNS = ['id', 'name', 'description', 'uri', 'version', 'code'];
 const TERM_COLUMNS = ['id', 'code', 'name', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'];
 const ATTRIBUTE_COLUMNS = ['id', 'link_id', 'taxonomy_term_id', 'link_type', 'link_entity', 'value', 'label'];
@@ -88,7 +95,7 @@ export function spooledHsdsSource(kind: 'hsds-api', path: string, spooledFolder:
       const fields = (item: Json, columns: readonly string[], path: string, defaults: Record<string, string> = {}) => new RowFields(url, row(item, columns, defaults, line, path), context.diagnostics);
       if (table === 'taxonomies') yield fields(item, TAXONOMY_COLUMNS, at);
       else if (table === 'taxonomy_terms') yield fields(item, TERM_COLUMNS, at);
-      else if (table === 'organizations') yield fields(item, ORGANIZATION_COLUMNS, at);
+      else if (table === 'organizations') yield fields(organizationFields(item), ORGANIZATION_COLUMNS, at);
       else {
         const key = table === 'attributes' ? 'attributes' : table === 'organization_identifiers' ? 'organization_identifiers' : 'additional_websites';
         const nested = item[key];
