@@ -13,7 +13,7 @@ import { termKey } from '../hsds/records.ts';
  */
 export const STAGING_TABLES = `
   CREATE TABLE staging.organizations (
-    external_id TEXT NOT NULL, sort_key TEXT NOT NULL, published INTEGER NOT NULL, parent TEXT, record TEXT NOT NULL
+    external_id TEXT NOT NULL, sort_key TEXT NOT NULL, published INTEGER NOT NULL, parent TEXT, record TEXT NOT NULL, source_index INTEGER NOT NULL
   );
   CREATE TABLE staging.tags (external_id TEXT NOT NULL, taxonomy TEXT NOT NULL, code TEXT NOT NULL, attribute_id TEXT, label TEXT, link_type TEXT, value TEXT, at TEXT, lenient INTEGER NOT NULL);
   CREATE TABLE staging.urls (external_id TEXT NOT NULL, record TEXT NOT NULL, at TEXT, lenient INTEGER NOT NULL);
@@ -70,7 +70,7 @@ async function stageOrganizations(
   diagnostics: Diagnostics,
   onProgress: ((read: number) => void) | undefined,
 ) {
-  const stage = db.prepare('INSERT INTO staging.organizations (external_id, sort_key, published, parent, record) VALUES (?, ?, ?, ?, ?)');
+  const stage = db.prepare('INSERT INTO staging.organizations (external_id, sort_key, published, parent, record, source_index) VALUES (?, ?, ?, ?, ?, ?)');
   let read = 0;
   let published = 0;
   let withParent = 0;
@@ -81,7 +81,7 @@ async function stageOrganizations(
     const isPublished = organization.status === 'published';
     const parent = organization.parentExternalId === undefined ? null : stagingKey(organization.parentExternalId);
     const key = stagingKey(organization.externalId);
-    stage.run(key, organizationSortKey(organization), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }));
+    stage.run(key, organizationSortKey(organization), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }), organization.sourceIndex ?? 0);
     if (isPublished) published++;
     if (parent !== null) withParent++;
     if (isUuid(key) && key[14] === '5' && !uuidIds.has(key)) uuidIds.set(key, organization.at);
@@ -109,8 +109,11 @@ async function stageOrganizations(
     stageUrl.run(stagingKey(link.organization), JSON.stringify(record), locationText(link.at), lenient(link));
   }
   for (const table of LINK_TABLES) db.exec(`CREATE INDEX staging.${table}_by_organization ON ${table} (external_id)`);
+  const shared = removeSharedIdentifiers(db, diagnostics);
+  published -= shared.published;
+  withParent -= shared.withParent;
   checkIdCollisions(db, uuidIds, diagnostics);
-  return { published, unpublished: read - published, withParent };
+  return { published, unpublished: read - published - shared.published - shared.unpublished, withParent };
 }
 
 /**
@@ -122,22 +125,76 @@ async function stageOrganizations(
 function removeDuplicates(db: DatabaseSync, diagnostics: Diagnostics): { published: number; withParent: number } {
   db.exec('CREATE INDEX staging.organizations_by_id ON organizations (external_id)');
   const repeats = db.prepare(`
-    SELECT o.rowid AS row, o.external_id, o.record, o.published, o.parent IS NOT NULL AS has_parent, f.record AS first_record
+    SELECT o.rowid AS row, o.external_id, o.record, o.published, o.parent IS NOT NULL AS has_parent, o.source_index, f.record AS first_record, f.source_index AS first_source
     FROM (SELECT external_id, min(rowid) AS first FROM staging.organizations GROUP BY external_id HAVING count(*) > 1) d
       JOIN staging.organizations o ON o.external_id = d.external_id AND o.rowid <> d.first
       JOIN staging.organizations f ON f.rowid = d.first
     ORDER BY o.rowid`);
   const remove = db.prepare('DELETE FROM staging.organizations WHERE rowid = ?');
   const removed = { published: 0, withParent: 0 };
-  type Repeat = { row: number; external_id: string; record: string; published: number; has_parent: number; first_record: string };
+  type Repeat = { row: number; external_id: string; record: string; published: number; has_parent: number; source_index: number; first_record: string; first_source: number };
   for (const repeat of repeats.all() as Repeat[]) {
     remove.run(repeat.row);
     removed.published += repeat.published;
     removed.withParent += repeat.has_parent;
-    const { at } = JSON.parse(repeat.record) as OrganizationRecord;
+    const { at, provenance } = JSON.parse(repeat.record) as OrganizationRecord;
     const first = JSON.parse(repeat.first_record) as OrganizationRecord;
     const firstAt = first.at === undefined ? '' : ` (first at ${formatLocation({ ...first.at, field: undefined })})`;
-    diagnostics.error({ file: '(input)', ...at, field: 'id' }, `organization ${repeat.external_id} is defined twice${firstAt}`);
+    if (repeat.source_index === repeat.first_source) diagnostics.error({ file: '(input)', ...at, field: 'id' }, `organization ${repeat.external_id} is defined twice${firstAt}`);
+    else diagnostics.warning(OVERLAP, { file: '(input)', ...at, field: 'id' }, `organization ${repeat.external_id} is also in ${describeSource(first)}${firstAt}, listed first: that one is served, this one is left out (${describeSource({ provenance })})`);
+  }
+  return removed;
+}
+
+/** The kind of warning for an organization that two sources hold (the first source listed wins; docs/exchange.md). */
+const OVERLAP = 'organization in two sources (the first listed is served)';
+
+const describeSource = ({ provenance }: Pick<OrganizationRecord, 'provenance'>): string =>
+  provenance === undefined ? 'another source' : `${provenance.source} (${provenance.location})`;
+
+/**
+ * Organizations of different sources that share an identifier (the same scheme and value, as an EIN
+ * is `US-EIN`): the same organization, held twice. The one from the first source listed is served;
+ * each other is left out, with its links, and a warning naming both. Only looked for when more than
+ * one source gives organizations. Returns how many left out were published, unpublished, with a parent.
+ */
+function removeSharedIdentifiers(db: DatabaseSync, diagnostics: Diagnostics): { published: number; unpublished: number; withParent: number } {
+  const removed = { published: 0, unpublished: 0, withParent: 0 };
+  const { sources } = db.prepare('SELECT count(DISTINCT source_index) AS sources FROM staging.organizations').get() as { sources: number };
+  if (sources < 2) return removed;
+  db.exec(`
+    CREATE TABLE staging.identifier_keys AS
+      SELECT o.external_id, o.source_index, lower(coalesce(json_extract(i.value, '$.scheme'), '')) AS scheme, json_extract(i.value, '$.identifier') AS identifier
+        FROM staging.organizations o, json_each(o.record, '$.identifiers') i
+      UNION
+      SELECT o.external_id, o.source_index, lower(coalesce(json_extract(l.record, '$.scheme'), '')), json_extract(l.record, '$.identifier')
+        FROM staging.identifiers l JOIN staging.organizations o ON o.external_id = l.external_id;
+    CREATE INDEX staging.identifier_keys_by_key ON identifier_keys (scheme, identifier);
+  `);
+  const overlaps = db.prepare(`
+    SELECT k.external_id, k.scheme, k.identifier, w.external_id AS kept_id FROM staging.identifier_keys k
+      JOIN (SELECT scheme, identifier, min(source_index) AS first FROM staging.identifier_keys GROUP BY scheme, identifier HAVING count(DISTINCT source_index) > 1) g
+        ON g.scheme = k.scheme AND g.identifier = k.identifier AND k.source_index > g.first
+      JOIN staging.identifier_keys w ON w.scheme = k.scheme AND w.identifier = k.identifier AND w.source_index = g.first
+    GROUP BY k.external_id ORDER BY k.external_id`);
+  const recordOf = db.prepare('SELECT record, published, parent IS NOT NULL AS has_parent FROM staging.organizations WHERE external_id = ?');
+  for (const overlap of overlaps.all() as Array<{ external_id: string; scheme: string; identifier: string; kept_id: string }>) {
+    const row = recordOf.get(overlap.external_id) as { record: string; published: number; has_parent: number } | undefined;
+    if (row === undefined) continue;
+    const kept = recordOf.get(overlap.kept_id) as { record: string } | undefined;
+    const record = JSON.parse(row.record) as OrganizationRecord;
+    const keptRecord = kept === undefined ? {} : (JSON.parse(kept.record) as OrganizationRecord);
+    const shown = overlap.scheme === '' ? overlap.identifier : `${overlap.scheme.toUpperCase()} ${overlap.identifier}`;
+    diagnostics.warning(
+      OVERLAP,
+      { file: '(input)', ...record.at, field: 'organization_identifiers' },
+      `organization ${overlap.external_id} has identifier ${shown}, as organization ${overlap.kept_id} of ${describeSource(keptRecord)}, listed first: that one is served, this one is left out (${describeSource(record)})`,
+    );
+    db.prepare('DELETE FROM staging.organizations WHERE external_id = ?').run(overlap.external_id);
+    for (const table of LINK_TABLES) db.prepare(`DELETE FROM staging.${table} WHERE external_id = ?`).run(overlap.external_id);
+    if (row.published === 1) removed.published++;
+    else removed.unpublished++;
+    removed.withParent += row.has_parent;
   }
   return removed;
 }
