@@ -20,12 +20,19 @@ async function* chain<T>(sources: readonly Source[], part: (source: Source) => A
   }
 }
 
-/** What a source is called in provenance: the IRS file's own name, else the folder or file given, or the API's host. */
+/**
+ * What a source is called in provenance. Only what does not move with the files: the IRS file's own
+ * name, the kind of files, an API's host; never a folder's path, so that publishing the same data
+ * from another folder, or as NDJSON rather than CSV, changes no organization.
+ */
 function sourceName(source: Source): string {
   if (source.kind === 'irs') return 'IRS Exempt Organizations Business Master File';
   if (source.kind === 'hsds-api') return new URL(source.path).host;
-  return basename(source.path.replace(/\/+$/, '')) || source.path;
+  return source.kind === 'hsds' ? 'HSDS package' : 'native files';
 }
+
+/** A file's name without its folder or its format's extensions (`eo_ri.csv.gz` → `eo_ri`). */
+const tableName = (file: string): string => basename(file).replace(/(\.gz)?$/i, '').replace(/\.(csv|ndjson|json)$/i, '');
 
 /**
  * Every organization, each with where it came from (what its source gave, else this source: its
@@ -39,7 +46,7 @@ async function* withProvenance(sources: readonly Source[], context: ReadContext,
     for await (const organization of organizations) {
       organization.provenance ??= {
         source: name,
-        location: source.kind === 'hsds-api' ? source.path : basename(organization.at?.file ?? source.path),
+        location: source.kind === 'hsds-api' ? source.path : tableName(organization.at?.file ?? source.path),
         sourceId: organization.nativeId ?? organization.externalId,
       };
       organization.sourceIndex = index;

@@ -23,13 +23,13 @@ describe('organizations that two sources hold', () => {
       const run = await runCommand('import', data.path, [NATIVE_EXAMPLE, folder]);
       assert.equal(run.code, 0, run.text);
       assert.match(run.text, /warning: 5 × organization in two sources \(the first listed is served\)/);
-      assert.match(run.text, /organization SPR-002 is also in native \(organizations\.csv\) \(first at .*native\/organizations\.csv:3\), listed first: that one is served, this one is left out \(county-feed \(organizations\.csv\)\)/);
+      assert.match(run.text, /organization SPR-002 is also in native files \(organizations\) \(first at .*native\/organizations\.csv:3\), listed first: that one is served, this one is left out \(native files \(organizations\)\)/);
       const { app, stores } = await serveDataDir(data.path);
       try {
         const lines = (await app.inject({ url: `${API}/organizations?format=ndjson&full=true` })).body.split('\n').filter((line) => line !== '');
         const westside = lines.map((line) => JSON.parse(line)).find((organization) => organization.external_identifier === 'SPR-002');
         assert.equal(westside.name, 'Westside Pantry');
-        assert.deepEqual({ ...westside.provenance, read_at: undefined }, { source: 'native', location: 'organizations.csv', source_id: 'SPR-002', read_at: undefined });
+        assert.deepEqual({ ...westside.provenance, read_at: undefined }, { source: 'native files', location: 'organizations', source_id: 'SPR-002', read_at: undefined });
         assert.equal(JSON.parse((await app.inject({ url: `${API}/organizations` })).body).total_items, 4);
       } finally {
         await app.close();
@@ -56,7 +56,7 @@ describe('organizations that two sources hold', () => {
       assert.equal(run.code, 0, run.text);
       assert.match(
         run.text,
-        /organization f2a4c8e0-3b1d-4c5e-9f7a-1b2c3d4e5f60 has identifier US-EIN 123456789, as organization SPR-001 of native \(organizations\.csv\), listed first: that one is served, this one is left out \(member-211 \(organizations\.csv\)\)/,
+        /organization f2a4c8e0-3b1d-4c5e-9f7a-1b2c3d4e5f60 has identifier US-EIN 123456789, as organization SPR-001 of native files \(organizations\), listed first: that one is served, this one is left out \(HSDS package \(organizations\)\)/,
       );
       const { app, stores } = await serveDataDir(data.path);
       try {
@@ -64,7 +64,7 @@ describe('organizations that two sources hold', () => {
         assert.ok(names.includes('Springfield Food Bank') && names.includes('Lakeside Youth Club'), names.join(', '));
         assert.ok(!names.includes('Springfield Community Food Bank'), names.join(', '));
         const lakeside = JSON.parse((await app.inject({ url: `${API}/organizations/2c9d7e1a-8b4f-4a6c-b3d2-5e6f7a8b9c0d` })).body);
-        assert.deepEqual({ ...lakeside.provenance, read_at: undefined }, { source: 'member-211', location: 'organizations.csv', source_id: '2c9d7e1a-8b4f-4a6c-b3d2-5e6f7a8b9c0d', read_at: undefined });
+        assert.deepEqual({ ...lakeside.provenance, read_at: undefined }, { source: 'HSDS package', location: 'organizations', source_id: '2c9d7e1a-8b4f-4a6c-b3d2-5e6f7a8b9c0d', read_at: undefined });
       } finally {
         await app.close();
         await stores.close();
