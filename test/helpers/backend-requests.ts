@@ -66,6 +66,8 @@ export const PATHS = [
   '/organizations?modified_after=2099-01-01',
   '/organizations?format=ndjson',
   '/organizations?format=ndjson&search=helps&full=true',
+  // The tabular package: the same archive, byte for byte, from each store.
+  '/datapackage.zip',
   '/organizations?format=ndjson&taxonomy_term_id=colors:blue',
   `/organizations/${organizationId('NAT-001')}`,
   '/organizations/NAT-002',
