@@ -101,7 +101,7 @@ export class PoliteClient {
 
   /**
    * The 200 answer at `url`, its body still to be read (a long stream): the time allowed covers its
-   * head; then `stalled()` is to be called whenever the body makes progress, and the answer is aborted
+   * head; then `progressed()` is to be called whenever the body makes progress, and the answer is aborted
    * when none comes for as long.
    */
   async stream(url: string, acceptable: readonly number[] = []): Promise<{ response: Response; progressed: () => void; done: () => void } | undefined> {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RowFields } from './files/fields.ts';
 import type { SourceRow } from './files/csv.ts';
-import { hsdsTablesSource } from './hsds-datapackage.ts';
+import { HSDS_COLUMNS, hsdsTablesSource } from './hsds-datapackage.ts';
 import type { HsdsTable } from './hsds-package-layout.ts';
 import type { ReadContext, Source } from './source.ts';
 
@@ -67,7 +67,12 @@ function row(item: Json, columns: readonly string[], defaults: Record<string, st
   return { fields, line, path };
 }
 
-const ORGANIZATION_COLUMNS = ['id', 'name', 'alternate_name', 'description', 'email', 'website', 'tax_status', 'tax_id', 'year_incorporated', 'legal_status', 'logo', 'uri', 'parent_organization_id', 'external_identifier', 'last_modified', 'provenance_source', 'provenance_location', 'provenance_source_id', 'provenance_read_at'];
+/** The columns a table of an HSDS package is read with (HSDS_COLUMNS): a JSON item gives the fields of those names. */
+const columnsOf = (table: keyof typeof HSDS_COLUMNS): string[] => {
+  const columns: { required: readonly string[]; optional?: readonly string[] } = HSDS_COLUMNS[table];
+  return [...columns.required, ...(columns.optional ?? [])];
+};
+const ORGANIZATION_COLUMNS = columnsOf('organizations');
 
 /** An organization's fields as the columns of its table: this profile's `provenance` object as the export's `provenance_*` columns. */
 function organizationFields(item: Json): Json {
@@ -75,11 +80,11 @@ function organizationFields(item: Json): Json {
   if (!isObject(provenance)) return item;
   return { ...item, provenance_source: provenance.source, provenance_location: provenance.location, provenance_source_id: provenance.source_id, provenance_read_at: provenance.read_at };
 }
-const TAXONOMY_COLUMNS = ['id', 'name', 'description', 'uri', 'version', 'code'];
-const TERM_COLUMNS = ['id', 'code', 'name', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'];
-const ATTRIBUTE_COLUMNS = ['id', 'link_id', 'taxonomy_term_id', 'link_type', 'link_entity', 'value', 'label'];
-const IDENTIFIER_COLUMNS = ['id', 'organization_id', 'identifier_scheme', 'identifier_type', 'identifier'];
-const URL_COLUMNS = ['id', 'label', 'url', 'organization_id'];
+const TAXONOMY_COLUMNS = columnsOf('taxonomies');
+const TERM_COLUMNS = columnsOf('taxonomy_terms');
+const ATTRIBUTE_COLUMNS = columnsOf('attributes');
+const IDENTIFIER_COLUMNS = columnsOf('organization_identifiers');
+const URL_COLUMNS = columnsOf('urls');
 
 /** What the spool in the folder `spooled` gives (once it has made it; undefined when it could not) holds, as an HSDS source. */
 export function spooledHsdsSource(kind: 'hsds-api', path: string, spooledFolder: (context: ReadContext) => Promise<string | undefined>): Source {
