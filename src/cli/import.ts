@@ -94,6 +94,7 @@ export async function importSources(
         bytesRead += read;
         stage?.update(bytesRead, rowsRead);
       },
+      onItems: (items) => stage?.update(bytesRead, items),
     });
     let current: BuildStage = 'read';
     const options: BuildOptions = {

@@ -195,7 +195,7 @@ function withQuery(url: string, query: Record<string, string | number>): string 
 }
 
 /** Reads the whole API into `folder`; throws SourceChanged when its dataset moves meanwhile. */
-async function harvestOnce(base: string, client: PoliteClient, folder: string, notes: string[]): Promise<Omit<Harvested, 'folder' | 'requests' | 'retried' | 'notes'>> {
+async function harvestOnce(base: string, client: PoliteClient, folder: string, notes: string[], onItems?: (items: number) => void): Promise<Omit<Harvested, 'folder' | 'requests' | 'retried' | 'notes'>> {
   const versionOf = async (): Promise<string | undefined> => {
     const root = await client.json(`${base}/`, [404]);
     const dataset = isObject(root?.body) ? root.body.dataset : undefined;
@@ -236,6 +236,7 @@ async function harvestOnce(base: string, client: PoliteClient, folder: string, n
         if (entry.at === '') await file.write(url, `$.contents[${index}]`, entry.item);
         else await file.write(entry.url, entry.at, entry.item);
       }
+      onItems?.(taxonomies.count + terms.count + organizations.count);
     };
     // Pages are read a few at once and written in order.
     const fetchPage = async (page: number): Promise<{ url: string; items: unknown[] }> => {
@@ -302,13 +303,13 @@ class FixedPages extends Error {
 }
 
 /** Reads the API into a new temporary folder, starting over when its dataset changes meanwhile. */
-async function harvest(base: string, options: HarvestOptions): Promise<Harvested> {
+async function harvest(base: string, options: HarvestOptions, onItems?: (items: number) => void): Promise<Harvested> {
   const client = new PoliteClient(options);
   const notes: string[] = [];
   for (let attempt = 1; ; attempt++) {
     const folder = mkdtempSync(join(tmpdir(), 'hsds-harvest-'));
     try {
-      const counts = await harvestOnce(base, client, folder, notes);
+      const counts = await harvestOnce(base, client, folder, notes, onItems);
       return { folder, ...counts, requests: client.requests, retried: client.retried, notes };
     } catch (error) {
       rmSync(folder, { recursive: true, force: true });
@@ -326,7 +327,7 @@ export function hsdsApiSource(url: string, options: HarvestOptions = DEFAULT_HAR
 
   const readable = perImport(async (context: ReadContext): Promise<boolean> => {
     try {
-      const harvested = await harvest(base, options);
+      const harvested = await harvest(base, options, context.onItems);
       folder = harvested.folder;
       for (const note of harvested.notes) context.diagnostics.note('HSDS API read with a note', { file: base }, note);
       context.diagnostics.note(

@@ -5,6 +5,8 @@ export interface ReadContext {
   diagnostics: Diagnostics;
   /** Bytes read from disk, for the progress bar. */
   onBytes?: (bytes: number) => void;
+  /** Items read so far by a source that is not files (an API's): for the progress display. */
+  onItems?: (items: number) => void;
 }
 
 /** The taxonomies and terms of every source, known before any organization is read. */
