@@ -74,7 +74,9 @@ async function stageOrganizations(
   let read = 0;
   let published = 0;
   let withParent = 0;
-  const uuidIds = new Map<string, SourceLocation | undefined>();
+  // Whether any native id is a version-5 UUID (see checkIdCollisions): counted, not kept, since a
+  // copy of another instance has one for each of its organizations (a map of them held 1.4 GB at 2M).
+  let version5Ids = 0;
   for await (const organization of input.organizations) {
     if (++read % PROGRESS_EVERY === 0) onProgress?.(read);
     const tags = organization.tags.filter((tag) => knownTerm(tag, { file: '(input)', ...organization.at, field: 'tags' }, organization.lenientReferences, termByKey, diagnostics));
@@ -84,7 +86,7 @@ async function stageOrganizations(
     stage.run(key, organizationSortKey(organization), isPublished ? 1 : 0, parent, JSON.stringify({ ...organization, tags }), organization.sourceIndex ?? 0);
     if (isPublished) published++;
     if (parent !== null) withParent++;
-    if (isUuid(key) && key[14] === '5' && !uuidIds.has(key)) uuidIds.set(key, organization.at);
+    if (isUuid(key) && key[14] === '5') version5Ids++;
   }
   onProgress?.(read);
   const duplicates = removeDuplicates(db, diagnostics);
@@ -112,7 +114,7 @@ async function stageOrganizations(
   const shared = removeSharedIdentifiers(db, diagnostics);
   published -= shared.published;
   withParent -= shared.withParent;
-  checkIdCollisions(db, uuidIds, diagnostics);
+  if (version5Ids > 0) checkIdCollisions(db, diagnostics);
   return { published, unpublished: read - published - shared.published - shared.unpublished, withParent };
 }
 
@@ -201,19 +203,19 @@ function removeSharedIdentifiers(db: DatabaseSync, diagnostics: Diagnostics): { 
 
 /**
  * A native id that is a version-5 UUID is served as is, so it could equal the id derived from another
- * organization's native id. Only then are derived ids computed and compared (rarely: HSDS sources
- * use random, version-4 UUIDs).
+ * organization's native id. Only when there is one are derived ids computed, and looked up among the
+ * native ids (most HSDS sources use random, version-4 UUIDs; a copy of another instance of this API
+ * has the version-5 ids it derived, and no other ids to derive from).
  */
-function checkIdCollisions(db: DatabaseSync, uuidIds: ReadonlyMap<string, SourceLocation | undefined>, diagnostics: Diagnostics): void {
-  if (uuidIds.size === 0) return;
+function checkIdCollisions(db: DatabaseSync, diagnostics: Diagnostics): void {
+  const holder = db.prepare('SELECT record FROM staging.organizations WHERE external_id = ?');
   for (const { external_id: externalId } of db.prepare('SELECT external_id FROM staging.organizations').iterate() as Iterable<{ external_id: string }>) {
     if (isUuid(externalId)) continue;
     const derived = organizationId(externalId);
-    if (uuidIds.has(derived)) {
-      diagnostics.error(
-        { file: '(input)', ...uuidIds.get(derived), field: 'id' },
-        `id ${derived} is also the id this API derives for organization ${externalId}; give one of them another id`,
-      );
+    const taken = holder.get(derived) as { record: string } | undefined;
+    if (taken !== undefined) {
+      const { at } = JSON.parse(taken.record) as OrganizationRecord;
+      diagnostics.error({ file: '(input)', ...at, field: 'id' }, `id ${derived} is also the id this API derives for organization ${externalId}; give one of them another id`);
     }
   }
 }
