@@ -53,6 +53,8 @@ interface ScenarioResult extends RunResult {
   command: string[];
   organizations: number;
   organizationsPerSecond: number | null;
+  /** Where its time went, as the import says (seconds); null when it did not say. */
+  stages: { read: number; write: number; index: number; rest: number } | null;
   /** Size of the data directory the import wrote. */
   dataDirBytes: number | null;
   targets: { seconds: number | null; peakRssMiB: number };
@@ -113,6 +115,7 @@ async function runScenario(
     organizations,
     ...run,
     organizationsPerSecond: ok ? organizations / run.wallSeconds : null,
+    stages: stagesOf(run.stderrTail),
     dataDirBytes: existsSync(dataDir) ? directoryBytes(dataDir) : null,
     targets,
     verdict: {
@@ -120,6 +123,12 @@ async function runScenario(
       memory: !ok || peakMiB === null ? 'n/a' : peakMiB <= targets.peakRssMiB ? 'ok' : 'MISSED',
     },
   };
+}
+
+/** Where the import's time went, from the line it prints (src/cli/import.ts), in seconds. */
+function stagesOf(stderr: string): { read: number; write: number; index: number; rest: number } | null {
+  const match = /time by stage: reading and checking ([\d.]+) s, rendering and writing ([\d.]+) s, indexing ([\d.]+) s, the rest [^)]*\) ([\d.]+) s/.exec(stderr);
+  return match === null ? null : { read: Number(match[1]), write: Number(match[2]), index: Number(match[3]), rest: Number(match[4]) };
 }
 
 const medianRun = (runs: readonly ScenarioResult[]): ScenarioResult => [...runs].sort((a, b) => a.wallSeconds - b.wallSeconds)[Math.floor((runs.length - 1) / 2)]!;
@@ -199,6 +208,8 @@ async function main(): Promise<number> {
       }
       const median = medianRun(runs);
       log(`\ndefault dataset: ${runs.map((run) => run.wallSeconds.toFixed(1)).join(', ')} s; median ${median.wallSeconds.toFixed(1)} s (the row below)`);
+      const stages = median.stages;
+      if (stages !== null) log(`  its time by stage: reading and checking ${stages.read} s, rendering and writing ${stages.write} s, indexing ${stages.index} s, the rest ${stages.rest} s (the import's own count; the process's start and exit besides)`);
       results.push(median);
       if (compared !== undefined) {
         const comparedMedian = medianRun(comparedRuns);

@@ -33,6 +33,11 @@ export class InvalidDataset extends Error {
 export type BuildStage = 'read' | 'write' | 'load';
 
 export interface BuildResult {
+  /**
+   * Seconds of the build's stages: reading and checking the sources (parsing included: they are read
+   * as they are staged), rendering and writing the organizations, building the indexes.
+   */
+  timings?: { read: number; write: number; index: number };
   version: string;
   publishedAt: string;
   organizations: number;
@@ -99,7 +104,9 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
   const { taxonomies, termsByTaxonomy, termByKey } = renderVocabulary(input.taxonomies, input.terms, diagnostics);
 
   db.exec('BEGIN');
+  const started = performance.now();
   const staged = await stageInput(db, input, termByKey, diagnostics, (read) => options.onProgress?.('read', read));
+  const readDone = performance.now();
   if (diagnostics.hasErrors) throw new InvalidDataset(diagnostics);
   const counts = { unpublishedOrganizations: staged.unpublished, taxonomies: taxonomies.length, taxonomyTerms: termByKey.size };
   if (options.dryRun) {
@@ -141,12 +148,14 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
     },
   });
   db.exec('COMMIT');
+  const writeDone = performance.now();
   db.exec('DETACH DATABASE staging');
   searchIndex.finish();
   db.exec(FILL_FACET_COUNTS);
   db.exec(CREATE_INDEXES);
   await indexBuilt;
   searchIndex.copyOrganizationIndex();
+  const indexDone = performance.now();
 
   const version = hash.digest('hex').slice(0, 16);
   const fromPrevious = writeHistory(db, previous, { version, publishedAt, taxonomiesVersion: taxonomiesHash.digest('hex').slice(0, 16) });
@@ -156,7 +165,9 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
   setMeta.run(DatasetKey.publishedAt, publishedAt);
   setMeta.run(DatasetKey.organizations, String(published));
   setMeta.run(DatasetKey.taxonomyTerms, String((db.prepare('SELECT count(*) AS n FROM taxonomy_terms').get() as { n: number }).n));
-  return { version, publishedAt, organizations: published, ...counts, ...(fromPrevious === undefined ? {} : { fromPrevious }) };
+  const seconds = (from: number, to: number) => (to - from) / 1000;
+  const timings = { read: seconds(started, readDone), write: seconds(readDone, writeDone), index: seconds(writeDone, indexDone) };
+  return { version, publishedAt, organizations: published, ...counts, timings, ...(fromPrevious === undefined ? {} : { fromPrevious }) };
 }
 
 /**

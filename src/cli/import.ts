@@ -149,6 +149,11 @@ export async function importSources(
     const changes = result.fromPrevious;
     const since =
       changes === undefined ? '' : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${formatCount(changes.removed)} removed`;
+    if (result.timings !== undefined && config.progress !== 'none') {
+      const { read, write: render, index } = result.timings;
+      const rest = Number(seconds) - read - render - index;
+      write(`time by stage: reading and checking ${read.toFixed(1)} s, rendering and writing ${render.toFixed(1)} s, indexing ${index.toFixed(1)} s, the rest (taxonomies and terms, history, checksum, the switch) ${Math.max(0, rest).toFixed(1)} s`);
+    }
     verdict(`Published dataset ${result.version}: ${describeCounts(result)}${since}; ${warnings}. Took ${seconds} s, peak RSS ${peak} MiB.`);
   }
   return { code: 0, version: result.version };
