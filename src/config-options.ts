@@ -29,7 +29,7 @@ export const CONFIG_OPTIONS = {
   'data-dir': {
     env: 'DATA_DIR',
     default: 'var/hsds',
-    help: 'directory of published snapshots (serve and export read it; import and use write it)',
+    help: 'directory of published snapshots (serve and export read it; import, use and sync write it)',
     commands: ['serve', 'import', 'use', 'export', 'sync'],
   },
   'database-url': {

@@ -121,8 +121,9 @@ async function stageOrganizations(
 /**
  * Rows are staged in the order read, and indexed by native id after: inserting into a table keyed by
  * id put each IRS state file's rows all over the one before (1.8 s of inserts for the bundled
- * dataset, against 0.6 s in order). An organization defined twice is an error at its second
- * definition, which is then left out; returns how many of those were published or had a parent.
+ * dataset, against 0.6 s in order). An organization defined twice is left out at its second
+ * definition: an error within one source, a warning (an overlap, see OVERLAP) when the second is in a
+ * later source. Returns how many of those were published or had a parent.
  */
 function removeDuplicates(db: DatabaseSync, diagnostics: Diagnostics): { published: number; withParent: number } {
   db.exec('CREATE INDEX staging.organizations_by_id ON organizations (external_id)');

@@ -1,6 +1,9 @@
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { openPublished } from '../cli/published-stores.ts';
 import { importSources } from '../cli/import.ts';
 import type { ImportConfig } from '../config.ts';
@@ -8,6 +11,7 @@ import { HarvestError, PoliteClient } from '../sources/hsds-api.ts';
 import { SPOOL_FILES, SpoolFile, spooledHsdsSource } from '../sources/hsds-spool.ts';
 import type { Store } from '../store/store.ts';
 import { counted } from '../text.ts';
+import { parsedItems } from './tabular-package.ts';
 
 /**
  * `sync <base URL of another instance>`: keeps the dataset published here a copy of another
@@ -64,21 +68,11 @@ interface ReadFeed {
   replaced: Set<string>;
 }
 
-async function* ndjsonLines(response: Response, progressed: () => void): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let rest = '';
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    progressed();
-    rest += decoder.decode(chunk, { stream: true });
-    let newline = rest.indexOf('\n');
-    while (newline !== -1) {
-      yield rest.slice(0, newline);
-      rest = rest.slice(newline + 1);
-      newline = rest.indexOf('\n');
-    }
-  }
-  rest += decoder.decode();
-  if (rest !== '') yield rest;
+/** The lines of a streamed answer, `progressed` told of every chunk that comes. */
+function ndjsonLines(response: Response, progressed: () => void): AsyncIterable<string> {
+  const input = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  input.on('data', progressed);
+  return createInterface({ input, crlfDelay: Infinity });
 }
 
 /** Reads the feed at `url` into the spool files; undefined when it answers 410. */
@@ -129,18 +123,14 @@ async function readFeed(client: PoliteClient, url: string, files: Record<'taxono
   return { header, replaced };
 }
 
-async function* itemsOf(batches: AsyncIterable<string[]>): AsyncGenerator<Json> {
-  for await (const batch of batches) for (const json of batch) yield JSON.parse(json) as Json;
-}
-
 /** What the copy keeps of the dataset published here: every organization not replaced, and the taxonomies unless the feed brings them. */
 async function keepLocal(store: Store, where: string, feed: ReadFeed, files: Record<'taxonomies' | 'terms' | 'organizations', SpoolFile>): Promise<number> {
   if (!feed.header.taxonomies_changed) {
-    for await (const taxonomy of itemsOf(store.allTaxonomies({}))) await files.taxonomies.write(where, '$.taxonomies', taxonomy);
-    for await (const term of itemsOf(store.allTaxonomyTerms({}))) await files.terms.write(where, '$.taxonomy_terms', term);
+    for await (const taxonomy of parsedItems(store.allTaxonomies({}))) await files.taxonomies.write(where, '$.taxonomies', taxonomy);
+    for await (const term of parsedItems(store.allTaxonomyTerms({}))) await files.terms.write(where, '$.taxonomy_terms', term);
   }
   let kept = 0;
-  for await (const organization of itemsOf(store.allOrganizations({}, { full: true }))) {
+  for await (const organization of parsedItems(store.allOrganizations({}, { full: true }))) {
     if (feed.replaced.has(organization.id as string)) continue;
     kept++;
     await files.organizations.write(where, `$.organizations[${kept - 1}]`, organization);

@@ -220,7 +220,8 @@ class TableFile {
   }
 }
 
-async function* items(batches: Batches, pause?: () => Promise<void>): AsyncGenerator<Json> {
+/** The items of a list read in batches, parsed; `pause`, when given, awaited after each batch. */
+export async function* parsedItems(batches: Batches, pause?: () => Promise<void>): AsyncGenerator<Json> {
   for await (const batch of batches) {
     for (const json of batch) yield JSON.parse(json) as Json;
     await pause?.();
@@ -246,11 +247,11 @@ export async function writeTabularPackage(store: Store, directory: string, onPro
   const seenCodes = new Set<unknown>();
   try {
     const taxonomyIds = new Set<string>();
-    for await (const taxonomy of items(store.allTaxonomies({}))) {
+    for await (const taxonomy of parsedItems(store.allTaxonomies({}))) {
       taxonomyIds.add(taxonomy.id as string);
       await files.taxonomy.write(taxonomy);
     }
-    for await (const term of items(store.allTaxonomyTerms({}))) {
+    for await (const term of parsedItems(store.allTaxonomyTerms({}))) {
       if (term.taxonomy_id !== undefined && !taxonomyIds.has(term.taxonomy_id as string)) dangling('taxonomy_term.taxonomy_id');
       if (term.code !== undefined) {
         if (seenCodes.has(term.code)) facts.repeated.add('taxonomy_term.code');
@@ -260,7 +261,7 @@ export async function writeTabularPackage(store: Store, directory: string, onPro
     }
     seenCodes.clear();
     let organizations = 0;
-    for await (const organization of items(store.allOrganizations({}, { full: true }), pause)) {
+    for await (const organization of parsedItems(store.allOrganizations({}, { full: true }), pause)) {
       const provenance = (organization.provenance ?? {}) as Json;
       await files.organization.write({ ...organization, provenance_source: provenance.source, provenance_location: provenance.location, provenance_source_id: provenance.source_id, provenance_read_at: provenance.read_at });
       for (const identifier of (organization.organization_identifiers ?? []) as Json[]) await files.organization_identifier.write(identifier);

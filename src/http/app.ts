@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -99,7 +100,8 @@ function logDestination(): ReturnType<typeof pino.destination> {
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const packagesDirectory = options.packagesDirectory ?? mkdtempSync(join(tmpdir(), 'hsds-packages-'));
+  // Made by the first package kept there (PackageArchives): an app that is never asked for one writes nothing.
+  const packagesDirectory = options.packagesDirectory ?? join(tmpdir(), `hsds-packages-${randomUUID()}`);
   const trustProxy = fastifyTrustProxy(options.trustProxy ?? false);
   const app = Fastify({
     logger: { level: options.logLevel ?? 'info', stream: logDestination() },

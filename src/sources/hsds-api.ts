@@ -11,9 +11,9 @@ import type { HarvestOptions } from '../config.ts';
 
 /**
  * An HSDS 3.x API as a source (`import https://…/api/hsds/v3`): its taxonomies, terms and
- * organizations, read page by page into files of this import's own (the harvest), then read as the
- * tables of an HSDS package (hsds-datapackage.ts), so that everything an HSDS file gives is read by
- * the same rules, and the same messages name the URL and the JSON path of each value.
+ * organizations, read page by page into files of this import's own (the harvest, hsds-spool.ts), then
+ * read as the tables of an HSDS package (hsds-datapackage.ts), so that everything an HSDS file gives is
+ * read by the same rules, and the same messages name the URL and the JSON path of each value.
  *
  * - **Paging.** Each list is read at the largest `per_page` the API takes (1000, else 100, 50, 20:
  *   the first answered 200), page after page to its `total_pages`. Organizations are asked for with

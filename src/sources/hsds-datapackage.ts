@@ -47,8 +47,8 @@ export const HSDS_COLUMNS = {
       'provenance_read_at',
     ],
   },
-  // `code`, and the organizations' `external_identifier` and `last_modified`: this API's extension
-  // fields, as its export writes them (exchange/tabular-package.ts).
+  // `code`, and the organizations' `external_identifier`, `last_modified` and `provenance_*`: this
+  // API's extension fields, as its export writes them (exchange/tabular-package.ts).
   taxonomies: { required: ['id', 'name'], optional: ['description', 'uri', 'version', 'code'] },
   taxonomy_terms: { required: ['id', 'name'], optional: ['code', 'description', 'parent_id', 'taxonomy', 'language', 'taxonomy_id', 'term_uri'] },
   taxonomy_terms_v2: { required: ['id', 'term'], optional: ['description', 'parent_id', 'taxonomy', 'language'] },

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_HARVEST } from '../../src/config.ts';
-import { API, temporaryDirectory } from '../helpers/app.ts';
+import { API, listenOnLoopback, temporaryDirectory } from '../helpers/app.ts';
+import { servedAnswers } from '../helpers/round-trip.ts';
 import { NATIVE_EXAMPLE, runCommand, serveDataDir } from '../helpers/imports.ts';
 import type { ImportRun } from '../helpers/imports.ts';
 
@@ -19,42 +18,21 @@ import type { ImportRun } from '../helpers/imports.ts';
 
 const FAST = { ...DEFAULT_HARVEST, requestsPerSecond: 0, timeoutMs: 5000, retryDelayMs: 10 };
 
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; base: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}${API}` };
-}
-
-const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
-
-/** Every organization, taxonomy and term an app serves, full, by id, each as its JSON text. */
-async function served(app: FastifyInstance): Promise<Map<string, string>> {
-  const all = new Map<string, string>();
-  for (const list of ['organizations', 'taxonomies', 'taxonomy_terms']) {
-    const lines = (await app.inject({ url: `${API}/${list}?format=ndjson` })).body.split('\n').filter((line) => line !== '');
-    for (const line of lines) {
-      const id = (JSON.parse(line) as { id: string }).id;
-      all.set(`${list}/${id}`, (await app.inject({ url: `${API}/${list}/${id}` })).body);
-    }
-  }
-  return all;
-}
-
 describe('import of an HSDS API', () => {
   const original = temporaryDirectory();
   let upstream: { app: FastifyInstance; close: () => Promise<void> };
-  let upstreamServer: { server: Server; base: string };
+  let upstreamServer: Awaited<ReturnType<typeof listenOnLoopback>>;
   let expected: Map<string, string>;
 
   before(async () => {
     assert.equal((await runCommand('import', original.path, [NATIVE_EXAMPLE])).code, 0);
     const { app, stores } = await serveDataDir(original.path);
     upstream = { app, close: async () => (await app.close(), await stores.close()) };
-    expected = await served(app);
-    upstreamServer = await listen((request, response) => app.routing(request, response));
+    expected = await servedAnswers(app);
+    upstreamServer = await listenOnLoopback((request, response) => app.routing(request, response));
   });
   after(async () => {
-    await close(upstreamServer.server);
+    await upstreamServer.close();
     await upstream.close();
     original.remove();
   });
@@ -81,7 +59,7 @@ describe('import of an HSDS API', () => {
 
   it('copies another instance of this API: every organization, taxonomy and term the same bytes, and the same dataset version', async () => {
     const run = await harvested([upstreamServer.base], async (app) => {
-      assert.deepEqual(await served(app), expected);
+      assert.deepEqual(await servedAnswers(app), expected);
       const [mine, theirs] = await Promise.all([app.inject({ url: `${API}/` }), upstream.app.inject({ url: `${API}/` })]);
       assert.equal(JSON.parse(mine.body).dataset.version, JSON.parse(theirs.body).dataset.version);
     });
@@ -92,7 +70,7 @@ describe('import of an HSDS API', () => {
   it('goes on through 429s and 503s, after the wait their Retry-After asks for', async () => {
     let requests = 0;
     let refused = 0;
-    const flaky = await listen((request, response) => {
+    const flaky = await listenOnLoopback((request, response) => {
       requests++;
       if (requests % 3 === 0) {
         refused++;
@@ -102,18 +80,18 @@ describe('import of an HSDS API', () => {
       upstream.app.routing(request, response);
     });
     try {
-      const run = await harvested([flaky.base], async (app) => assert.deepEqual(await served(app), expected));
+      const run = await harvested([flaky.base], async (app) => assert.deepEqual(await servedAnswers(app), expected));
       assert.equal(run.code, 0, run.text);
       assert.ok(refused > 2, `${refused} refused`);
       assert.match(run.text, /\(\d+ tried again\)/);
     } finally {
-      await close(flaky.server);
+      await flaky.close();
     }
   });
 
   it('reads each organization at /organizations/{id} from an API of HSDS 3.0\'s shape, whose lists are not full', async () => {
     const detailsRead: string[] = [];
-    const old = await listen(async (request, response) => {
+    const old = await listenOnLoopback(async (request, response) => {
       const url = new URL(request.url!, 'http://x');
       const answer = await upstream.app.inject({ url: `${url.pathname}${url.search.replace(/&?full=true/, '')}` });
       if (/\/organizations\/[^/]+$/.test(url.pathname)) detailsRead.push(url.pathname);
@@ -127,18 +105,18 @@ describe('import of an HSDS API', () => {
       response.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type']) }).end(body);
     });
     try {
-      const run = await harvested([old.base], async (app) => assert.deepEqual(await served(app), expected));
+      const run = await harvested([old.base], async (app) => assert.deepEqual(await servedAnswers(app), expected));
       assert.equal(run.code, 0, run.text);
       assert.equal(detailsRead.length, 4);
     } finally {
-      await close(old.server);
+      await old.close();
     }
   });
 
   it('serves the official HSDS 3.2.3 examples, read as an API of fixed files, as the files give them', async () => {
     const examples = new URL('../../vendor/hsds-3.2.3/examples/', import.meta.url);
     const file = (name: string) => readFileSync(new URL(`${name}.json`, examples));
-    const fixed = await listen((request, response) => {
+    const fixed = await listenOnLoopback((request, response) => {
       const path = new URL(request.url!, 'http://x').pathname.slice(API.length);
       const name = path === '/' || path === '' ? 'base' : /^\/(organizations|taxonomies|taxonomy_terms)$/.test(path) ? `${path.slice(1).replace('ies', 'y').replace(/s$/, '')}_list` : /^\/(organizations|taxonomies|taxonomy_terms)\/[^/]+$/.test(path) ? (path.startsWith('/organizations') ? 'organization_full' : path.startsWith('/taxonomies') ? 'taxonomy' : 'taxonomy_term') : undefined;
       if (name === undefined) return void response.writeHead(404).end();
@@ -162,13 +140,13 @@ describe('import of an HSDS API', () => {
       assert.equal(run.code, 0, run.text);
       assert.match(run.text, /serves fixed pages, read once/);
     } finally {
-      await close(fixed.server);
+      await fixed.close();
     }
   });
 
   it('starts over when the dataset changes while it is read, and publishes nothing when it keeps changing', async () => {
     let version = 0;
-    const moving = await listen(async (request, response) => {
+    const moving = await listenOnLoopback(async (request, response) => {
       const answer = await upstream.app.inject({ url: request.url! });
       let body = answer.body;
       if (new URL(request.url!, 'http://x').pathname === `${API}/`) {
@@ -184,13 +162,13 @@ describe('import of an HSDS API', () => {
       assert.match(run.text, /the dataset changed while it was read, 3 times in a row/);
       assert.match(run.text, /Nothing was published/);
     } finally {
-      await close(moving.server);
+      await moving.close();
     }
   });
 
   it('publishes nothing when the API goes away half way, and says which URL failed', async () => {
     let requests = 0;
-    const failing = await listen((request, response) => {
+    const failing = await listenOnLoopback((request, response) => {
       if (++requests > 3) return void request.socket.destroy();
       upstream.app.routing(request, response);
     });
@@ -200,19 +178,19 @@ describe('import of an HSDS API', () => {
       assert.match(run.text, new RegExp(`${failing.base.replaceAll('.', '\\.')}/\\w+\\?\\S*: the connection closed before an answer \\(UND_ERR_SOCKET\\) \\(tried 7 times\\)`));
       assert.match(run.text, /Nothing was published/);
     } finally {
-      await close(failing.server);
+      await failing.close();
     }
   });
 
   it('sends the key of HSDS_SOURCE_HEADER with every request, and never prints it', async () => {
     const seen = new Set<string | undefined>();
-    const keyed = await listen((request, response) => {
+    const keyed = await listenOnLoopback((request, response) => {
       seen.add(request.headers.authorization);
       if (request.headers.authorization !== 'Bearer s3cret-key') return void response.writeHead(401).end();
       upstream.app.routing(request, response);
     });
     try {
-      const run = await harvested([keyed.base], async (app) => assert.deepEqual(await served(app), expected), { ...FAST, header: { name: 'Authorization', value: 'Bearer s3cret-key' } });
+      const run = await harvested([keyed.base], async (app) => assert.deepEqual(await servedAnswers(app), expected), { ...FAST, header: { name: 'Authorization', value: 'Bearer s3cret-key' } });
       assert.equal(run.code, 0, run.text);
       assert.deepEqual([...seen], ['Bearer s3cret-key']);
       assert.doesNotMatch(run.text, /s3cret/);
@@ -220,7 +198,7 @@ describe('import of an HSDS API', () => {
       assert.match(refused.text, /answered 401/);
       assert.doesNotMatch(refused.text, /s3cret/);
     } finally {
-      await close(keyed.server);
+      await keyed.close();
     }
   });
 

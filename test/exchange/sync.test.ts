@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_HARVEST } from '../../src/config.ts';
 import { runSync } from '../../src/exchange/sync.ts';
 import type { LiveSqliteStores } from '../../src/store/sqlite/live.ts';
-import { API, temporaryDirectory } from '../helpers/app.ts';
+import { API, listenOnLoopback, temporaryDirectory } from '../helpers/app.ts';
+import { servedAnswers } from '../helpers/round-trip.ts';
 import { nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
 
 /**
@@ -18,33 +17,12 @@ import { nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts
  * answered by a full copy, and a feed cut short that publishes nothing.
  */
 
-async function listen(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; base: string }> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}${API}` };
-}
-
-/** Every organization, taxonomy and term, by id, with the lists whole and the root's dataset version. */
-async function served(app: FastifyInstance): Promise<Map<string, string>> {
-  const all = new Map<string, string>();
-  for (const list of ['organizations', 'taxonomies', 'taxonomy_terms']) {
-    const whole = (await app.inject({ url: `${API}/${list}?format=ndjson${list === 'organizations' ? '&full=true' : ''}` })).body;
-    all.set(list, whole);
-    for (const line of whole.split('\n').filter((text) => text !== '')) {
-      const id = (JSON.parse(line) as { id: string }).id;
-      all.set(`${list}/${id}`, (await app.inject({ url: `${API}/${list}/${id}` })).body);
-    }
-  }
-  all.set('version', JSON.parse((await app.inject({ url: `${API}/` })).body).dataset.version);
-  return all;
-}
-
 describe('sync with another instance', () => {
   const upstreamData = temporaryDirectory();
   const upstreamSource = temporaryDirectory();
   const copy = temporaryDirectory();
   let upstream: { app: FastifyInstance; stores: LiveSqliteStores };
-  let server: { server: Server; base: string };
+  let server: Awaited<ReturnType<typeof listenOnLoopback>>;
   /** What the next request to the upstream server gets instead of its answer, if set. */
   let intercept: ((request: IncomingMessage, response: ServerResponse) => boolean) | undefined;
 
@@ -52,13 +30,13 @@ describe('sync with another instance', () => {
     nativeSourceDir(upstreamSource.path);
     assert.equal((await runCommand('import', upstreamData.path, [upstreamSource.path])).code, 0);
     upstream = await serveDataDir(upstreamData.path);
-    server = await listen((request, response) => {
+    server = await listenOnLoopback((request, response) => {
       if (intercept?.(request, response) === true) return;
       upstream.app.routing(request, response);
     });
   });
   after(async () => {
-    await new Promise<void>((resolve) => server.server.close(() => resolve()));
+    await server.close();
     await upstream.app.close();
     await upstream.stores.close();
     for (const folder of [upstreamData, upstreamSource, copy]) folder.remove();
@@ -74,7 +52,7 @@ describe('sync with another instance', () => {
   async function assertInStep(): Promise<void> {
     const mine = await serveDataDir(copy.path);
     try {
-      assert.deepEqual(await served(mine.app), await served(upstream.app));
+      assert.deepEqual(await servedAnswers(mine.app), await servedAnswers(upstream.app));
     } finally {
       await mine.app.close();
       await mine.stores.close();

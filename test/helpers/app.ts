@@ -1,3 +1,6 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,4 +91,12 @@ export function useTestApp(...args: Parameters<typeof startTestApp>): () => Test
   });
   after(() => test?.close());
   return () => test!;
+}
+
+/** A server of `handler` on a free loopback port (another HSDS API, for harvest and sync tests), and the API's base URL there. */
+export async function listenOnLoopback(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; base: string; close: () => Promise<void> }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}${API}`, close };
 }

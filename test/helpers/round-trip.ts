@@ -35,7 +35,7 @@ export async function assertRoundTrip(sources: string[], options: { everyItem?: 
       assert.equal(Number(response.headers['content-length']), response.rawPayload.length);
       mkdirSync(packageFolder);
       for (const [name, bytes] of Object.entries(unzipSync(new Uint8Array(response.rawPayload)))) writeFileSync(join(packageFolder, name), bytes);
-      before = await everything(original.app, options.everyItem ?? true);
+      before = await servedAnswers(original.app, options.everyItem ?? true);
       assert.deepEqual(invalid, []);
     } finally {
       await original.app.close();
@@ -60,7 +60,7 @@ export async function assertRoundTrip(sources: string[], options: { everyItem?: 
     const copy = await serveDataDir(second.path);
     const tables = new Map<string, Buffer>();
     try {
-      const after = await everything(copy.app, options.everyItem ?? true);
+      const after = await servedAnswers(copy.app, options.everyItem ?? true);
       assert.deepEqual([...after.keys()], [...before.keys()]);
       for (const [path, body] of before) assert.equal(after.get(path), body, path);
       // The copy's package: the same tables, byte for byte (its descriptor names the copy's own publish time).
@@ -83,7 +83,7 @@ export async function assertRoundTrip(sources: string[], options: { everyItem?: 
  * Every JSON the API serves for a dataset, by path, as a SHA-256 of its bytes: the root (its publish
  * time aside), each list whole (NDJSON, full documents, CSV) and by pages, each item by id.
  */
-async function everything(app: FastifyInstance, everyItem: boolean): Promise<Map<string, string>> {
+export async function servedAnswers(app: FastifyInstance, everyItem = true): Promise<Map<string, string>> {
   const served = new Map<string, string>();
   const get = async (path: string): Promise<string> => {
     const response = await app.inject({ url: `${API}${path}` });
