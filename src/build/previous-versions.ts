@@ -148,7 +148,7 @@ export class PreviousVersions {
   carriedOn(id: string, externalId: string, contentHash: string): CarriedTimes {
     const row = this.lookup?.get(externalId) as { id: string; content_hash: string; modified_at: string; added_at: string | null } | undefined;
     return {
-      modifiedAt: row !== undefined && row.content_hash === contentHash ? row.modified_at : undefined,
+      modifiedAt: row !== undefined && row.content_hash.startsWith(contentHash) ? row.modified_at : undefined,
       addedAt: row !== undefined && row.id === id && this.hasHistory ? (row.added_at ?? this.addedAtUnknownSince) : undefined,
     };
   }

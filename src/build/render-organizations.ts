@@ -45,6 +45,12 @@ export interface RenderedRow {
   description: string | undefined;
 }
 
+/**
+ * Enough of a SHA-1 to tell one organization's versions apart: 72 bits, 12 characters of base64 (all
+ * 28 took 5 MB more of the bundled snapshot). A hash kept whole by an older format starts with it.
+ */
+export const contentHash = (text: string): string => hash('sha1', text, 'base64').slice(0, 12);
+
 /** What rendering needs besides the row: structured-clone data, so that a worker can be given it. */
 export interface RenderVocabulary {
   terms: [key: string, term: RenderedTerm][];
@@ -101,7 +107,7 @@ export class RowRenderer {
     return {
       externalId: organization.nativeId ?? organization.externalId,
       id: rendered.id,
-      contentHash: hash('sha1', organization.lastModified === undefined ? rendered.detailJson : `${rendered.detailJson}\n${organization.lastModified}`, 'base64'),
+      contentHash: contentHash(organization.lastModified === undefined ? rendered.detailJson : `${rendered.detailJson}\n${organization.lastModified}`),
       lastModified: organization.lastModified,
       needsReadAt: organization.provenance !== undefined && organization.provenance.readAt === undefined,
       listJson: rendered.listJson,

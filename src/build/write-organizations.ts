@@ -1,6 +1,7 @@
 import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { documentCheck } from '../store/document-check.ts';
+import { detailsOf, FragmentMaker } from '../store/packed-documents.ts';
 import { withLastModified, withReadAt } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
@@ -42,8 +43,6 @@ const BATCHES_IN_FLIGHT = 2;
  */
 export async function writeOrganizations(db: DatabaseSync, writer: OrganizationWriter): Promise<number> {
   const insert = db.prepare('INSERT INTO organizations (position, id, external_id, content_hash, modified_at, added_at) VALUES (?, ?, ?, ?, ?, ?)');
-  const insertItem = db.prepare('INSERT INTO organization_items (position, json, json_crc) VALUES (?, ?, ?)');
-  const insertDocument = db.prepare('INSERT INTO organization_documents (position, json, json_crc) VALUES (?, ?, ?)');
   const termMembers = new MemberLists();
   const taxonomyMembers = new MemberLists();
   const subtreeMembers = new MemberLists();
@@ -71,6 +70,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
       LEFT JOIN staging.organizations p ON p.external_id = o.parent
     WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
   const termById = new Map([...writer.termByKey.values()].map((term) => [term.id, term]));
+  const packed = new PackedWriter(db);
   let position = 0;
   const write = (rendered: RenderedRow) => {
     const carried = writer.previous.carriedOn(rendered.id, rendered.externalId, rendered.contentHash);
@@ -82,8 +82,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
     writer.hash.update(detailJson).update('\n');
     insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt, carried.addedAt ?? writer.publishedAt);
     const listJson = withLastModified(rendered.listJson, lastModified);
-    insertItem.run(position, listJson, documentCheck(listJson));
-    insertDocument.run(position, detailJson, documentCheck(detailJson));
+    packed.add(position, listJson, detailsOf(listJson, detailJson, rendered.id));
     const terms = rendered.termIds.map((id) => termById.get(id)!);
     const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
     writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);
@@ -122,6 +121,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   } finally {
     await renderer.close();
   }
+  packed.finish();
   writer.onProgress?.(position);
   writer.beforeMemberships?.();
   termMembers.write(db, 'organization_terms (term_position, position_in_term, organization_position)');
@@ -132,6 +132,55 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   taxStatusMembers.write(db, 'organization_tax_statuses (tax_status_position, position_in_tax_status, organization_position)');
   writeFacets(db, writer);
   return position;
+}
+
+/** Organizations whose JSON makes the fragments (see packed-documents.ts): the first in served order. */
+const FRAGMENT_SAMPLE = 10_000;
+
+/**
+ * Writes the organizations' two forms packed (see packed-documents.ts), and the fragments: the first
+ * FRAGMENT_SAMPLE are held until the fragments are made from them.
+ */
+class PackedWriter {
+  private readonly insertItem: StatementSync;
+  private readonly insertDetails: StatementSync;
+  private readonly db: DatabaseSync;
+  private readonly maker = new FragmentMaker();
+  private held: { position: number; listJson: string; details: string }[] | undefined = [];
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+    this.insertItem = db.prepare('INSERT INTO organization_items (position, json, json_crc) VALUES (?, ?, ?)');
+    this.insertDetails = db.prepare('INSERT INTO organization_documents (position, json, json_crc) VALUES (?, ?, ?)');
+  }
+
+  add(position: number, listJson: string, details: string): void {
+    if (this.held === undefined) return this.write(position, listJson, details);
+    this.held.push({ position, listJson, details });
+    this.maker.observe(listJson);
+    this.maker.observe(details);
+    if (this.held.length >= FRAGMENT_SAMPLE) this.release();
+  }
+
+  /** Writes what is held (when there were fewer organizations than the sample) and the fragments. */
+  finish(): void {
+    if (this.held !== undefined) this.release();
+  }
+
+  private release(): void {
+    const insertFragment = this.db.prepare('INSERT INTO document_fragments (position, text) VALUES (?, ?)');
+    this.maker.fragments().forEach((text, index) => insertFragment.run(index, text));
+    const held = this.held!;
+    this.held = undefined;
+    for (const { position, listJson, details } of held) this.write(position, listJson, details);
+  }
+
+  private write(position: number, listJson: string, details: string): void {
+    const item = this.maker.pack(listJson);
+    const packedDetails = this.maker.pack(details);
+    this.insertItem.run(position, item, documentCheck(item));
+    this.insertDetails.run(position, packedDetails, documentCheck(packedDetails));
+  }
 }
 
 /**

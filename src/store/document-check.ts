@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import { StoreUnavailable } from './store.ts';
+import type { Fragments } from './packed-documents.ts';
 
 /**
  * Every JSON document a store serves is kept beside a check of its bytes (a column `<json>_crc`, see
@@ -21,24 +22,39 @@ export function verifiedDocument(json: string, check: number, where: string): st
   return json;
 }
 
-/** Rows of [JSON, check] (as arrays, from `first` on), verified: the JSON of each. */
-export function verifiedColumns(rows: readonly unknown[], where: string, first = 0): string[] {
-  return (rows as unknown as unknown[][]).map((row) => verifiedDocument(row[first] as string, row[first + 1] as number, where));
+/**
+ * The document of a row as stored, verified and unpacked (see packed-documents.ts): a JSON column and
+ * its check, and for a full organization its details and their check.
+ */
+export function verifiedRow(fragments: Fragments, where: string, json: string, crc: number, details?: string, detailsCrc?: number): string {
+  const stored = verifiedDocument(json, crc, where);
+  if (details === undefined) return fragments.unpack(stored, where);
+  return fragments.organization(stored, verifiedDocument(details, detailsCrc!, where), where);
+}
+
+/** Rows of [JSON, check] or [JSON, check, details, check] (as arrays, from `first` on), verified: the document of each. */
+export function verifiedColumns(rows: readonly unknown[], where: string, fragments: Fragments, first = 0): string[] {
+  return (rows as unknown as unknown[][]).map((row) =>
+    verifiedRow(fragments, where, row[first] as string, row[first + 1] as number, row[first + 2] as string | undefined, row[first + 3] as number | undefined),
+  );
 }
 
 /** A document as PostgreSQL answers it. */
 export interface CheckedRow {
   json: string;
   crc: number;
+  details?: string;
+  details_crc?: number;
 }
 
 /**
- * Rows of `json` and `crc`, verified: the JSON of each. A document of PostgreSQL that does not match
- * its check is a StoreUnavailable (a 503 for that request), as the database answers it so.
+ * Rows of `json` and `crc` (and `details`), verified: the document of each. A document of PostgreSQL
+ * that does not match its check is a StoreUnavailable (a 503 for that request), as the database
+ * answers it so.
  */
-export function verifiedRows(rows: readonly CheckedRow[], where: string): string[] {
+export function verifiedRows(rows: readonly CheckedRow[], where: string, fragments: Fragments): string[] {
   try {
-    return rows.map((row) => verifiedDocument(row.json, row.crc, where));
+    return rows.map((row) => verifiedRow(fragments, where, row.json, row.crc, row.details ?? undefined, row.details_crc ?? undefined));
   } catch (error) {
     throw new StoreUnavailable(`the database holds an altered document: ${(error as Error).message}`, { cause: error });
   }

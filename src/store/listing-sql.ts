@@ -42,6 +42,15 @@ export interface Query<Param> {
 const document = (alias: string, column: string): string => `${alias}.${column} AS json, ${alias}.${column}_crc AS crc`;
 
 /**
+ * The columns and join that give the documents of a listing's rows, its JSON table aliased `alias`:
+ * for full organizations, the details (see packed-documents.ts) follow as `details` and `details_crc`.
+ */
+const documentOf = (json: Pick<Listing<unknown>, 'jsonTable' | 'jsonColumn' | 'detailsTable'>, alias: string): { columns: string; join: string } =>
+  json.detailsTable === undefined
+    ? { columns: document(alias, json.jsonColumn), join: '' }
+    : { columns: `${document(alias, json.jsonColumn)}, d.json AS details, d.json_crc AS details_crc`, join: ` JOIN ${json.detailsTable} d ON d.position = ${alias}.position` };
+
+/**
  * The SQL of every listing and item, from one dialect: both stores ask the same questions of tables
  * of the same columns (see tables.ts), so that they cannot answer differently. Parameters are
  * written `?`; driverText gives the text a driver takes.
@@ -63,8 +72,9 @@ export class ListingSql<Param> {
   constructor(dialect: SqlDialect) {
     this.dialect = dialect;
     const table = (name: string) => dialect.table(name);
+    const organization = documentOf(this.organizationJson({ full: true }), 'i');
     this.items = {
-      organization: `SELECT ${document('d', 'json')} FROM ${table('organizations')} o JOIN ${table('organization_documents')} d ON d.position = o.position WHERE o.id = ?`,
+      organization: `SELECT ${organization.columns} FROM ${table('organizations')} o JOIN ${table('organization_items')} i ON i.position = o.position${organization.join} WHERE o.id = ?`,
       organizationIdByNativeId: `SELECT id AS json FROM ${table('organizations')} WHERE external_id = ?`,
       taxonomy: `SELECT ${document('x', 'json')} FROM ${table('taxonomies')} x WHERE x.id = ?`,
       taxonomyTerm: `SELECT ${document('t', 'detail_json')} FROM ${table('taxonomy_terms')} t WHERE t.id = ?`,
@@ -101,8 +111,9 @@ export class ListingSql<Param> {
   }
 
   /** Where an organization's JSON is, as listed or in full (see tables.ts). */
-  organizationJsonTable(view: OrganizationView): string {
-    return this.table(view.full === true ? 'organization_documents' : 'organization_items');
+  organizationJson(view: OrganizationView): Pick<Listing<Param>, 'jsonTable' | 'jsonColumn' | 'detailsTable'> {
+    const listed = { jsonTable: this.table('organization_items'), jsonColumn: 'json' as const };
+    return view.full === true ? { ...listed, detailsTable: this.table('organization_documents') } : listed;
   }
 
   /**
@@ -110,16 +121,17 @@ export class ListingSql<Param> {
    * or of one membership list (parameters its key, first and end): the JSON, in list order.
    */
   pageByPosition(membership: Membership | undefined, view: OrganizationView): string {
-    const jsonTable = this.organizationJsonTable(view);
-    if (membership === undefined) return `SELECT ${document('o', 'json')} FROM ${jsonTable} o WHERE o.position >= ? AND o.position < ? ORDER BY o.position`;
+    const json = this.organizationJson(view);
+    const { columns, join } = documentOf(json, 'o');
+    if (membership === undefined) return `SELECT ${columns} FROM ${json.jsonTable} o${join} WHERE o.position >= ? AND o.position < ? ORDER BY o.position`;
     const { table, group } = membership;
-    return `SELECT ${document('o', 'json')} FROM ${this.table(table)} m JOIN ${jsonTable} o ON o.position = m.organization_position
+    return `SELECT ${columns} FROM ${this.table(table)} m JOIN ${json.jsonTable} o ON o.position = m.organization_position${join}
        WHERE m.${group}_position = ? AND m.position_in_${group} >= ? AND m.position_in_${group} < ? ORDER BY m.position_in_${group}`;
   }
 
   /** Organizations by `modifiedSince` within every membership list given (no search: see each store). */
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView): Listing<Param> {
-    const base = { jsonTable: this.organizationJsonTable(view), jsonColumn: 'json' as const };
+    const base = this.organizationJson(view);
     const modified = this.modifiedSince(filter);
     const [membership, ...others] = memberships;
     if (membership !== undefined) {
@@ -189,11 +201,12 @@ export class ListingSql<Param> {
    */
   page(listing: Listing<Param>, offset: number, limit: number, ranked: boolean): Query<Param> {
     const rank = ranked && listing.ranking !== undefined;
-    const sql = `SELECT ${document('j', listing.jsonColumn)} FROM (
+    const { columns, join } = documentOf(listing, 'j');
+    const sql = `SELECT ${columns} FROM (
         SELECT ${listing.position} AS p, ${rank ? `${listing.ranking} AS r, ` : ''}${listing.order} AS k
         FROM ${listing.from}${ListingSql.where(listing)}
         ORDER BY ${rank ? 'r, ' : ''}k LIMIT ? OFFSET ?
-      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY ${rank ? 'page.r, ' : ''}page.k`;
+      ) page JOIN ${listing.jsonTable} j ON j.position = page.p${join} ORDER BY ${rank ? 'page.r, ' : ''}page.k`;
     const rows = [limit, offset] as Param[];
     return { sql, params: rank ? [...(listing.rankingParams ?? []), ...listing.params, ...rows] : [...listing.params, ...rows] };
   }
@@ -204,11 +217,12 @@ export class ListingSql<Param> {
    * no OFFSET.
    */
   batchAfter(listing: Listing<Param>, after: number, limit: number): Query<Param> {
-    const sql = `SELECT page.k, ${document('j', listing.jsonColumn)} FROM (
+    const { columns, join } = documentOf(listing, 'j');
+    const sql = `SELECT page.k, ${columns} FROM (
         SELECT ${listing.position} AS p, ${listing.order} AS k
         FROM ${listing.from}${ListingSql.where(listing, [`${listing.order} > ?`])}
         ORDER BY k LIMIT ${limit}
-      ) page JOIN ${listing.jsonTable} j ON j.position = page.p ORDER BY page.k`;
+      ) page JOIN ${listing.jsonTable} j ON j.position = page.p${join} ORDER BY page.k`;
     return { sql, params: [...listing.params, after as Param] };
   }
 
@@ -237,7 +251,8 @@ export class ListingSql<Param> {
 
   /** The JSON of these positions of the listing's JSON table, in the order given. */
   jsonOf(listing: Listing<Param>, positions: readonly number[]): Query<Param> {
-    const sql = `SELECT ${document('j', listing.jsonColumn)} FROM ${this.dialect.orderedPositions} JOIN ${listing.jsonTable} j ON j.position = p.position ORDER BY p.n`;
+    const { columns, join } = documentOf(listing, 'j');
+    const sql = `SELECT ${columns} FROM ${this.dialect.orderedPositions} JOIN ${listing.jsonTable} j ON j.position = p.position${join} ORDER BY p.n`;
     return { sql, params: [this.dialect.positionsParam(positions) as Param] };
   }
 }

@@ -7,6 +7,8 @@ export interface Listing<Param = unknown> {
   /** Where the JSON of a position is: a table and a column. */
   jsonTable: string;
   jsonColumn: 'json' | 'detail_json';
+  /** For full organizations: where the details of a position are (see packed-documents.ts). */
+  detailsTable?: string;
   from: string;
   where: string[];
   params: Param[];
@@ -37,7 +39,7 @@ export interface TextSearch<Param> {
  * order of `position` (the list order of a searched table is its positions).
  */
 export const searchListing = <Param>(
-  json: Pick<Listing<Param>, 'jsonTable' | 'jsonColumn'>,
+  json: Pick<Listing<Param>, 'jsonTable' | 'jsonColumn' | 'detailsTable'>,
   from: string,
   position: string,
   text: TextSearch<Param>,

@@ -8,7 +8,9 @@
  *
  * An organization's two JSON forms live in tables of their own, apart from each other and from its
  * keys: a list page reads only the listed form, packed densely in position order, so the data a busy
- * server keeps in memory is a fraction of the file.
+ * server keeps in memory is a fraction of the file. Both are packed (packed-documents.ts): what
+ * recurs is kept once in `document_fragments`, and `organization_documents` holds only what the full
+ * form adds to the listed one.
  *
  * `dataset_versions` is the line of versions this one was published after, itself last (the highest
  * `sequence`), at most KEPT_VERSIONS (build/history.ts); `removed_organizations` the organizations
@@ -27,9 +29,10 @@
  * The layout of both stores: a server reads only a snapshot or generation of this format, and a new
  * layout (of either store) means a new format and an import. 12 made both from this one list; 13 added
  * `added_at`, so that the changes feed removes only what a client's version held, and a check of
- * every served JSON document (`<column>_crc`, see document-check.ts).
+ * every served JSON document (`<column>_crc`, see document-check.ts); 14 packed organizations'
+ * documents (`document_fragments`).
  */
-export const STORE_FORMAT = 13;
+export const STORE_FORMAT = 14;
 
 /**
  * The oldest format whose organizations, `dataset_versions` and `removed_organizations` are as now, so
@@ -131,7 +134,10 @@ export const TABLES = {
     indexes: [index('removed_organizations_removed_at', 'removed_at')],
   },
   organization_items: { columns: { position: 'integer', json: 'text', json_crc: 'integer' }, primaryKey: ['position'], indexes: [] },
+  /** What each organization's full form adds to its listed form (see packed-documents.ts). */
   organization_documents: { columns: { position: 'integer', json: 'text', json_crc: 'integer' }, primaryKey: ['position'], indexes: [] },
+  /** The text of each fragment of the packed documents, by number from 0. */
+  document_fragments: { columns: { position: 'integer', text: 'text' }, primaryKey: ['position'], indexes: [] },
   organization_terms: membership('organization_terms'),
   organization_taxonomies: membership('organization_taxonomies'),
   organization_subtrees: membership('organization_subtrees'),

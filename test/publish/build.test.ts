@@ -13,6 +13,7 @@ import type { DatasetInput } from '../../src/hsds/records.ts';
 import { fixtureDataset, publishedOrganizations, terms, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
+import { snapshotOrganizations } from '../helpers/snapshot-documents.ts';
 
 function servedRows(file: string): string[] {
   const db = new DatabaseSync(file, { readOnly: true });
@@ -77,17 +78,12 @@ describe('building a snapshot', () => {
     const modified = (file: string) => {
       const db = new DatabaseSync(file, { readOnly: true });
       try {
-        const rows = db
-          .prepare(
-            `SELECT external_id, modified_at, i.json, d.json AS detail_json FROM organizations
-               JOIN organization_items i USING (position) JOIN organization_documents d USING (position)`,
-          )
-          .all() as Record<string, string>[];
+        const rows = snapshotOrganizations(db);
         for (const row of rows) {
-          assert.equal(JSON.parse(row.json!).last_modified, row.modified_at);
-          assert.equal(JSON.parse(row.detail_json!).last_modified, row.modified_at);
+          assert.equal(JSON.parse(row.item).last_modified, row.modified_at);
+          assert.equal(JSON.parse(row.document).last_modified, row.modified_at);
         }
-        return new Map(rows.map((row) => [row.external_id!, row.modified_at!]));
+        return new Map(rows.map((row) => [row.external_id, row.modified_at]));
       } finally {
         db.close();
       }
@@ -153,9 +149,7 @@ describe('building a snapshot', () => {
         file,
       );
       const db = new DatabaseSync(file, { readOnly: true });
-      const { json } = db
-        .prepare("SELECT d.json FROM organizations JOIN organization_documents d USING (position) WHERE external_id = 'NAT-001'")
-        .get() as { json: string };
+      const json = snapshotOrganizations(db).find((row) => row.external_id === 'NAT-001')!.document;
       db.close();
       const document = JSON.parse(json);
       assert.deepEqual(
@@ -225,7 +219,7 @@ describe('building a snapshot', () => {
       );
       const db = new DatabaseSync(join(directory.path, 'a.sqlite'), { readOnly: true });
       try {
-        const documents = (db.prepare('SELECT json FROM organization_documents').all() as { json: string }[]).map((row) => JSON.parse(row.json));
+        const documents = snapshotOrganizations(db).map((row) => JSON.parse(row.document));
         const first = documents.find((document) => document.external_identifier === publishedOrganizations[0]!.externalId);
         assert.deepEqual(first.classifications.map((tag: { code: string }) => tag.code), ['A']);
         const second = documents.find((document) => document.external_identifier === publishedOrganizations[1]!.externalId);

@@ -13,6 +13,7 @@ import { STORE_FORMAT } from '../../src/store/tables.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { API, getJson, temporaryDirectory } from '../helpers/app.ts';
 import { NATIVE_EXAMPLE, nativeSourceDir, runCommand, serveDataDir } from '../helpers/imports.ts';
+import { snapshotOrganizations } from '../helpers/snapshot-documents.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
@@ -296,12 +297,15 @@ describe('bytes altered in the live snapshot after it was verified', () => {
       try {
         const name = readPointer(data.path)!;
         const file = join(snapshotsPath(data.path), name);
-        const { body: page } = await getJson(app, `${API}/organizations?per_page=1&page=200`);
-        const [organization] = page.contents as { id: string; name: string }[];
-        // Two bytes of the name, wherever the snapshot holds it as JSON (the list form and the full document); nothing else.
+        // Read from the file, not through the server, whose page cache would then hold it as it was.
+        const db = new DatabaseSync(file, { readOnly: true });
+        const organization = JSON.parse(snapshotOrganizations(db)[199]!.item) as { id: string; name: string };
+        db.close();
+        assert.equal((await app.inject(`${API}/organizations?per_page=1&page=1`)).statusCode, 200);
+        // Two bytes of the name, wherever the snapshot holds it as JSON (the list form, which the full document is made with); nothing else.
         const bytes = readFileSync(file);
-        const was = Buffer.from(`"name":"${organization!.name}"`);
-        const altered = Buffer.from(`"name":"${organization!.name.replace('Kept', 'Kapt').replace('Organization', 'Orgbnization')}"`);
+        const was = Buffer.from(`"${organization!.name}"`);
+        const altered = Buffer.from(`"${organization!.name.replace('Kept', 'Kapt').replace('Organization', 'Orgbnization')}"`);
         assert.equal(was.length, altered.length, 'the same length: only bytes change');
         let at = bytes.indexOf(was);
         const places: number[] = [];
@@ -309,7 +313,7 @@ describe('bytes altered in the live snapshot after it was verified', () => {
           places.push(at);
           at = bytes.indexOf(was, at + 1);
         }
-        assert.equal(places.length, 2, 'the list form and the full document');
+        assert.equal(places.length, 1, 'the list form alone');
         const descriptor = openSync(file, 'r+');
         for (const place of places) writeSync(descriptor, altered, 0, altered.length, place);
         closeSync(descriptor);

@@ -19,6 +19,7 @@ import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
 import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
 import { fixtureDataset } from '../fixtures/dataset.ts';
 import { postgresSuite, publishedDatabase, quietLog, temporaryDatabase, testSettings, waitFor } from '../helpers/postgres.ts';
+import { snapshotOrganizations } from '../helpers/snapshot-documents.ts';
 
 /** A snapshot's organizations' text index read the way PostgreSQL's table is loaded: token → ranks. */
 function postingLists(snapshot: DatabaseSync): Map<string, Int32Array> {
@@ -107,7 +108,7 @@ describe('posting lists', () => {
       });
 
       it('the same totals and the same first pages, for the words of real names alone and together', async () => {
-        const names = snapshot.prepare('SELECT json FROM organization_items').all().map((row) => (JSON.parse((row as { json: string }).json) as { name: string }).name);
+        const names = snapshotOrganizations(snapshot).map((row) => (JSON.parse(row.item) as { name: string }).name);
         const searches = searchesFrom(names);
         assert.ok(searches.length > 100, `${searches.length} searches`);
         let many = 0;

@@ -10,6 +10,7 @@ import type { FacetCount } from '../facets.ts';
 import { matchExpression } from '../search-query.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import type { SearchWords } from '../store.ts';
+import type { Fragments } from '../packed-documents.ts';
 import { readPostingLists } from './postings.ts';
 import type { PostingList } from './postings.ts';
 
@@ -43,10 +44,12 @@ export const organizationTsquery = (query: SearchQuery): string => matchExpressi
 export class PgListingRunner {
   private readonly pool: () => pg.Pool;
   readonly sql: ListingSql<unknown>;
+  private readonly fragments: Fragments;
 
-  /** `pool` gives the pool of each query (replicas in turn); `schema`, the generation's. */
-  constructor(pool: () => pg.Pool, schema: string) {
+  /** `pool` gives the pool of each query (replicas in turn); `schema`, the generation's; `fragments`, its packed documents' (see packed-documents.ts). */
+  constructor(pool: () => pg.Pool, schema: string, fragments: Fragments) {
     this.pool = pool;
+    this.fragments = fragments;
     this.sql = new ListingSql<unknown>({
       table: (name) => `${schema}.${name}`,
       asciiLower: (sql) => `translate(${sql}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`,
@@ -71,9 +74,9 @@ export class PgListingRunner {
     return query<Row>(this.pool(), this.sql.driverText(sql), params);
   }
 
-  /** The verified JSON of a query's rows of `json` and `crc`, read from the listing's JSON table. */
+  /** The verified documents of a query's rows (see verifiedRows), read from the listing's JSON table. */
   private async json({ sql, params }: Query<unknown>, listing: PgListing): Promise<string[]> {
-    return verifiedRows(await this.rows<CheckedRow>(sql, params), listing.jsonTable);
+    return verifiedRows(await this.rows<CheckedRow>(sql, params), listing.jsonTable, this.fragments);
   }
 
   async count(listing: PgListing): Promise<number> {
@@ -107,7 +110,7 @@ export class PgListingRunner {
   all(listing: PgListing, ranked: boolean): AsyncGenerator<string[]> {
     return inBatches(this.sql, listing, ranked, BATCH, (page) => this.json(page, listing), async ({ sql, params }) => {
       const rows = await this.rows<CheckedRow & { k: number }>(sql, params);
-      return { keys: rows.map((row) => row.k), json: verifiedRows(rows, listing.jsonTable) };
+      return { keys: rows.map((row) => row.k), json: verifiedRows(rows, listing.jsonTable, this.fragments) };
     });
   }
 }

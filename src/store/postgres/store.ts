@@ -11,6 +11,7 @@ import type { ListingSql } from '../listing-sql.ts';
 import { ListingStore, isDocument } from '../listing-store.ts';
 import { verifiedRows } from '../document-check.ts';
 import type { CheckedRow } from '../document-check.ts';
+import { Fragments } from '../packed-documents.ts';
 import type { ItemKind, ListingBackend, TermConditions } from '../listing-store.ts';
 import { RANKED_SEARCH_LIMIT } from '../store.ts';
 import type { Batches, DatasetInfo, DatasetVersion, OrganizationFilter, OrganizationView, Page, PositionRange, SearchWords } from '../store.ts';
@@ -33,6 +34,7 @@ export interface GenerationFacts {
   listLengths: Map<string, number>;
   vocabulary: Vocabulary;
   facetLabels: FacetLabels;
+  fragments: Fragments;
 }
 
 /** A row of hsds.generations (see migrations/0001_generations.sql). */
@@ -70,6 +72,7 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
   const taxStatuses = await query<{ position: number; value: string }>(pool, `SELECT position, value FROM ${schema}.tax_statuses`);
   const words = await query<VocabularyEntry>(pool, `SELECT word, token, organizations FROM ${schema}.search_vocabulary ORDER BY word`);
   const history = await query<DatasetVersion>(pool, `SELECT ${HISTORY_COLUMNS} FROM ${schema}.dataset_versions ORDER BY sequence`);
+  const fragments = await query<{ text: string }>(pool, `SELECT text FROM ${schema}.document_fragments ORDER BY position`);
   return {
     generation,
     info: { version: row.version, publishedAt: row.published_at, organizations: row.organizations, taxonomies: row.taxonomies, taxonomyTerms: row.taxonomy_terms },
@@ -79,6 +82,7 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
     listLengths: new Map(lengths.map((length) => [`${length.list}:${length.key}`, length.length])),
     vocabulary: new Vocabulary(words),
     facetLabels: facetLabels(terms, taxStatuses),
+    fragments: new Fragments(fragments.map((row) => row.text)),
   };
 }
 
@@ -91,7 +95,7 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   constructor(pool: () => pg.Pool, facts: GenerationFacts) {
     this.facts = facts;
-    this.runner = new PgListingRunner(pool, generationSchema(facts.generation));
+    this.runner = new PgListingRunner(pool, generationSchema(facts.generation), facts.fragments);
     this.sql = this.runner.sql;
     const one = async (sql: string, params: unknown[]) => (await this.runner.rows<TermRow>(sql, params))[0];
     const lookups = this.sql.termLookups;
@@ -203,7 +207,7 @@ class PostgresBackend implements ListingBackend<unknown> {
     if (range.first > total) return { total, items: [] };
     const params = membership === undefined ? [range.first, end] : [membership.key, range.first, end];
     const rows = await this.runner.rows<CheckedRow>(this.sql.pageByPosition(membership, view), params);
-    return { total, items: verifiedRows(rows, this.sql.organizationJsonTable(view)) };
+    return { total, items: verifiedRows(rows, this.sql.organizationJson(view).jsonTable, this.facts.fragments) };
   }
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): PgListing {
@@ -212,8 +216,7 @@ class PostgresBackend implements ListingBackend<unknown> {
     const members = membershipConditions<unknown>(memberships, 'x.organization_position', (name) => this.sql.table(name));
     const modifiedJoin = filter.modifiedSince === undefined ? '' : ` JOIN ${this.sql.table('organizations')} o ON o.position = x.organization_position`;
     return {
-      jsonTable: this.sql.organizationJsonTable(view),
-      jsonColumn: 'json',
+      ...this.sql.organizationJson(view),
       from: `${this.sql.table('organizations_text')} x${modifiedJoin}`,
       where: ['x.words @@ ?::tsquery', ...members.where, ...modified.where],
       params: [organizationTsquery(query), ...members.params, ...modified.params],
@@ -242,7 +245,7 @@ class PostgresBackend implements ListingBackend<unknown> {
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
     const [row] = await this.runner.rows<CheckedRow>(this.sql.items[kind], [key]);
     if (row === undefined || !isDocument(kind)) return row?.json;
-    return verifiedRows([row], `the ${kind} ${key}`)[0];
+    return verifiedRows([row], `the ${kind} ${key}`, this.facts.fragments)[0];
   }
 
   /** The pools belong to the provider (live.ts), which ends them. */

@@ -8,6 +8,7 @@ import { matchExpression } from '../search-query.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import { queryWords } from '../search-text.ts';
 import type { SearchWords } from '../store.ts';
+import type { Fragments } from '../packed-documents.ts';
 
 /** A listing with SQLite's parameter types (see listing.ts). */
 export type Listing = ListingParts<SQLInputValue>;
@@ -74,9 +75,11 @@ export class ListingRunner {
   private readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private readonly arrayStatements = new Map<string, StatementSync>();
+  private readonly fragments: Fragments;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, fragments: Fragments) {
     this.db = db;
+    this.fragments = fragments;
   }
 
   /** A cached statement: only for calls that finish synchronously (never for an open iterator). */
@@ -99,9 +102,9 @@ export class ListingRunner {
     return statement;
   }
 
-  /** The verified JSON of a query's rows of [json, crc], read from the listing's JSON table. */
+  /** The verified documents of a query's rows (see verifiedColumns), read from the listing's JSON table. */
   private json({ sql, params }: Query<SQLInputValue>, listing: Listing): string[] {
-    return verifiedColumns(this.arrayStatement(sql).all(...params), listing.jsonTable);
+    return verifiedColumns(this.arrayStatement(sql).all(...params), listing.jsonTable, this.fragments);
   }
 
   count(listing: Listing): number {
@@ -134,8 +137,8 @@ export class ListingRunner {
   /** Every item, in order (by relevance first when `ranked`), a batch at a time (see inBatches). */
   all(listing: Listing, ranked: boolean): AsyncGenerator<string[]> {
     return inBatches(SQL, listing, ranked, BATCH, async (page) => this.json(page, listing), async ({ sql, params }) => {
-      const rows = this.arrayStatement(sql).all(...params) as unknown as [number, string, number][];
-      return { keys: rows.map((row) => row[0]), json: verifiedColumns(rows, listing.jsonTable, 1) };
+      const rows = this.arrayStatement(sql).all(...params) as unknown as [number, ...unknown[]][];
+      return { keys: rows.map((row) => row[0]), json: verifiedColumns(rows, listing.jsonTable, this.fragments, 1) };
     });
   }
 }

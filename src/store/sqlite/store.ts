@@ -3,7 +3,8 @@ import { HISTORY_COLUMNS } from '../tables.ts';
 import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
 import { ListingRunner, SQL, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
-import { AlteredDocument, verifiedColumns, verifiedDocument } from '../document-check.ts';
+import { AlteredDocument, verifiedColumns, verifiedRow } from '../document-check.ts';
+import { Fragments } from '../packed-documents.ts';
 import type { Listing } from './listing.ts';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { singleToken } from '../search-query.ts';
@@ -35,6 +36,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   readonly vocabulary: Vocabulary;
   readonly facetLabels: FacetLabels;
   private readonly listings: ListingRunner;
+  private readonly fragments: Fragments;
   private readonly itemStatements: Record<ItemKind, StatementSync>;
 
   constructor(file: string) {
@@ -60,7 +62,8 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       taxonomies: this.taxonomies.length,
       taxonomyTerms: meta.taxonomyTerms!,
     };
-    this.listings = new ListingRunner(this.db);
+    this.fragments = new Fragments((this.db.prepare('SELECT text FROM document_fragments ORDER BY position').all() as unknown as { text: string }[]).map((row) => row.text));
+    this.listings = new ListingRunner(this.db, this.fragments);
     this.facetLabels = facetLabels(
       this.db.prepare('SELECT position, id, code, json FROM taxonomy_terms').all() as unknown as { position: number; id: string; code: string; json: string }[],
       this.db.prepare('SELECT position, value FROM tax_statuses').all() as unknown as { position: number; value: string }[],
@@ -167,18 +170,18 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
   private pageByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Page {
     const end = range.first + range.count;
     const rows = this.listings.arrayStatement(SQL.pageByPosition(membership, view));
-    const table = SQL.organizationJsonTable(view);
+    const table = SQL.organizationJson(view).jsonTable;
     if (membership === undefined) {
       const total = this.info.organizations;
-      return { total, items: range.first > total ? [] : verifiedColumns(rows.all(range.first, end), table) };
+      return { total, items: range.first > total ? [] : verifiedColumns(rows.all(range.first, end), table, this.fragments) };
     }
     const total = this.listLength(membership);
-    return { total, items: range.first > total ? [] : verifiedColumns(rows.all(membership.key, range.first, end), table) };
+    return { total, items: range.first > total ? [] : verifiedColumns(rows.all(membership.key, range.first, end), table, this.fragments) };
   }
 
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing {
     if (query === undefined) return SQL.organizationListing(filter, memberships, view);
-    const base = { jsonTable: SQL.organizationJsonTable(view), jsonColumn: 'json' as const };
+    const base = SQL.organizationJson(view);
     const modified = SQL.modifiedSince(filter);
     const members = membershipConditions<SQLInputValue>(memberships, 's.position');
     const token = singleToken(query);
@@ -215,9 +218,9 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
 
   async item(kind: ItemKind, key: string): Promise<string | undefined> {
     return this.read(() => {
-      const row = this.itemStatements[kind].get(key) as unknown as [string, number?] | undefined;
+      const row = this.itemStatements[kind].get(key) as unknown as [string, number?, string?, number?] | undefined;
       if (row === undefined || !isDocument(kind)) return row?.[0];
-      return verifiedDocument(row[0], row[1]!, `the ${kind} ${key}`);
+      return verifiedRow(this.fragments, `the ${kind} ${key}`, row[0], row[1]!, row[2], row[3]);
     });
   }
 
