@@ -1,7 +1,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 import { documentCheck } from '../store/document-check.ts';
-import { KEPT_VERSIONS } from '../store/tables.ts';
+import { KEPT_VERSIONS, servedInstant, storedInstant } from '../store/tables.ts';
 import type { PreviousVersions } from './previous-versions.ts';
 
 /** What a build publishes, as its line of versions names it. */
@@ -63,10 +63,12 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
     const { oldest } = db.prepare('SELECT min(published_at) AS oldest FROM dataset_versions').get() as { oldest: string };
     // Since when each was served, as the live dataset says, or (of an older format) as it takes it.
     const unknownSince = previous.addedAtUnknownSince;
-    const addedAt = (alias: string) => (unknownSince === undefined ? `${alias}.added_at` : '?2');
+    // An organization's times are `instant`s (or the ISO text of an older format), a removal's ISO text.
+    const addedAt = (alias: string) => (unknownSince === undefined ? (alias === 'p' ? `served_instant(${alias}.added_at)` : `${alias}.added_at`) : '?2');
     const addedAtParams = unknownSince === undefined ? [] : [unknownSince];
     // Checked afresh: a live dataset of an older format has no checks, and the row is the one served now.
     db.function('document_check', { deterministic: true }, (json) => documentCheck(json as string));
+    db.function('served_instant', { deterministic: true }, (value) => servedInstant(value as number | string));
     db.prepare(
       `INSERT INTO removed_organizations (id, added_at, removed_at, json, json_crc)
        SELECT r.id, ${addedAt('r')}, r.removed_at, r.json, document_check(r.json) FROM previous.removed_organizations r WHERE r.removed_at > ?1 ORDER BY r.position`,
@@ -81,11 +83,11 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
          WHERE p.id IN (SELECT id FROM previous.organizations EXCEPT SELECT id FROM main.organizations) ORDER BY p.position
        )`,
     ).run(current.publishedAt, ...addedAtParams);
-    const count = (sql: string) => (db.prepare(sql).get(current.publishedAt) as { n: number }).n;
+    const count = (sql: string, at: string | number) => (db.prepare(sql).get(at) as { n: number }).n;
     return {
       since: (db.prepare('SELECT version FROM previous.dataset_versions ORDER BY sequence DESC LIMIT 1').get() as { version: string }).version,
-      changed: count('SELECT count(*) AS n FROM organizations WHERE modified_at = ?'),
-      removed: count('SELECT count(*) AS n FROM removed_organizations WHERE removed_at = ?'),
+      changed: count('SELECT count(*) AS n FROM organizations WHERE modified_at = ?', storedInstant(current.publishedAt)),
+      removed: count('SELECT count(*) AS n FROM removed_organizations WHERE removed_at = ?', current.publishedAt),
     };
   } finally {
     if (carried) db.exec('DETACH DATABASE previous');

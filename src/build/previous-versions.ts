@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { StatementSync } from 'node:sqlite';
 import { documentCheck } from '../store/document-check.ts';
 import { HISTORY_TABLES, ORGANIZATIONS_TABLE_SINCE_FORMAT } from '../store/sqlite/schema.ts';
-import { ADDED_AT_SINCE_FORMAT, HISTORY_SINCE_FORMAT, STORE_FORMAT } from '../store/tables.ts';
+import { ADDED_AT_SINCE_FORMAT, HISTORY_SINCE_FORMAT, servedInstant, STORE_FORMAT, storedInstant } from '../store/tables.ts';
 import { openSnapshot, snapshotMeta } from '../store/sqlite/snapshot-file.ts';
 
 /** What the live dataset knew of one organization. */
@@ -118,14 +118,14 @@ export class PreviousVersions {
     try {
       db.exec('PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;');
       db.exec(
-        'CREATE TABLE organizations (position INTEGER PRIMARY KEY, id TEXT NOT NULL, external_id TEXT NOT NULL UNIQUE, content_hash TEXT NOT NULL, modified_at TEXT NOT NULL, added_at TEXT NOT NULL)',
+        'CREATE TABLE organizations (position INTEGER PRIMARY KEY, id TEXT NOT NULL, external_id TEXT NOT NULL UNIQUE, content_hash TEXT NOT NULL, modified_at INTEGER NOT NULL, added_at INTEGER NOT NULL)',
       );
       db.exec(HISTORY_TABLES);
       // What a live dataset of an older format does not say is filled in as fromSnapshot takes it: since the line's oldest version.
       const unknownSince = rows.versions[0]?.published_at ?? '';
       db.exec('BEGIN');
       const insert = db.prepare('INSERT OR REPLACE INTO organizations (id, external_id, content_hash, modified_at, added_at) VALUES (?, ?, ?, ?, ?)');
-      for await (const row of rows.organizations) insert.run(row.id, row.externalId, row.contentHash, row.modifiedAt, row.addedAt ?? unknownSince);
+      for await (const row of rows.organizations) insert.run(row.id, row.externalId, row.contentHash, storedInstant(row.modifiedAt), storedInstant(row.addedAt ?? unknownSince));
       const insertVersion = db.prepare('INSERT INTO dataset_versions (sequence, version, published_at, taxonomies_version) VALUES (?, ?, ?, ?)');
       for (const row of rows.versions) insertVersion.run(row.sequence, row.version, row.published_at, row.taxonomies_version);
       const insertRemoved = db.prepare('INSERT INTO removed_organizations (id, added_at, removed_at, json, json_crc) VALUES (?, ?, ?, ?, ?)');
@@ -146,10 +146,10 @@ export class PreviousVersions {
    * dataset serves it and carries its line on (a new line serves everything since its first version).
    */
   carriedOn(id: string, externalId: string, contentHash: string): CarriedTimes {
-    const row = this.lookup?.get(externalId) as { id: string; content_hash: string; modified_at: string; added_at: string | null } | undefined;
+    const row = this.lookup?.get(externalId) as { id: string; content_hash: string; modified_at: number | string; added_at: number | string | null } | undefined;
     return {
-      modifiedAt: row !== undefined && row.content_hash.startsWith(contentHash) ? row.modified_at : undefined,
-      addedAt: row !== undefined && row.id === id && this.hasHistory ? (row.added_at ?? this.addedAtUnknownSince) : undefined,
+      modifiedAt: row !== undefined && row.content_hash.startsWith(contentHash) ? servedInstant(row.modified_at) : undefined,
+      addedAt: row !== undefined && row.id === id && this.hasHistory ? (row.added_at === null ? this.addedAtUnknownSince : servedInstant(row.added_at)) : undefined,
     };
   }
 

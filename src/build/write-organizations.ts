@@ -10,6 +10,7 @@ import { batchRenderer, vocabularyForRendering } from './render-organizations.ts
 import type { RenderedRow, StagedRow } from './render-organizations.ts';
 import type { SearchIndexWriter } from './search-index.ts';
 import { TAX_STATUS_FACET, termFacet } from '../store/facets.ts';
+import { storedInstant } from '../store/tables.ts';
 
 export interface OrganizationWriter {
   input: DatasetInput;
@@ -80,7 +81,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
     const lastModified = rendered.lastModified ?? modifiedAt;
     const detailJson = withLastModified(rendered.needsReadAt ? withReadAt(rendered.detailJson, modifiedAt) : rendered.detailJson, lastModified);
     writer.hash.update(detailJson).update('\n');
-    insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, modifiedAt, carried.addedAt ?? writer.publishedAt);
+    insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, storedInstant(modifiedAt), storedInstant(carried.addedAt ?? writer.publishedAt));
     const listJson = withLastModified(rendered.listJson, lastModified);
     packed.add(position, listJson, detailsOf(listJson, detailJson, rendered.id));
     const terms = rendered.termIds.map((id) => termById.get(id)!);

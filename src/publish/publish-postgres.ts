@@ -7,12 +7,12 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { DatasetInput } from '../hsds/records.ts';
 import { createIndexes, createTables, fillListLengths, generationSchema, POSTINGS_TABLE } from '../store/postgres/generation-schema.ts';
-import { ADDED_AT_SINCE_FORMAT, columnNames, HISTORY_SINCE_FORMAT, SEARCHED_LISTS, STORE_FORMAT, tableNames } from '../store/tables.ts';
+import { ADDED_AT_SINCE_FORMAT, columnNames, HISTORY_SINCE_FORMAT, SEARCHED_LISTS, servedInstant, STORE_FORMAT, tableNames } from '../store/tables.ts';
 import type { TableName } from '../store/tables.ts';
 import { postingRows } from '../store/postgres/postings.ts';
 import { migrate, pendingMigrations } from '../store/postgres/migrate.ts';
 import { PUBLISH_CHANNEL } from '../store/postgres/live.ts';
-import { openSnapshot, snapshotMeta } from '../store/sqlite/snapshot-file.ts';
+import { modifiedRangeOf, openSnapshot, snapshotMeta } from '../store/sqlite/snapshot-file.ts';
 import { buildSnapshot } from '../build/build.ts';
 import type { BuildOptions } from '../build/build.ts';
 import { PreviousVersions } from '../build/previous-versions.ts';
@@ -98,11 +98,14 @@ const addedAtOf = (format: number): string => (format >= ADDED_AT_SINCE_FORMAT ?
 
 async function* previousOrganizations(client: pg.ClientBase, schema: string, format: number): AsyncGenerator<PreviousVersion> {
   for (let after = ''; ; ) {
+    // Times as served: from a bigint (as pg gives it, a string of digits) or an older format's ISO text.
     const { rows } = await client.query<{ id: string; external_id: string; content_hash: string; modified_at: string; added_at: string | null }>(
       `SELECT id, external_id, content_hash, modified_at, ${addedAtOf(format)} FROM ${schema}.organizations WHERE external_id > $1 ORDER BY external_id LIMIT ${PREVIOUS_BATCH}`,
       [after],
     );
-    for (const row of rows) yield { id: row.id, externalId: row.external_id, contentHash: row.content_hash, modifiedAt: row.modified_at, addedAt: row.added_at ?? undefined };
+    for (const row of rows) {
+      yield { id: row.id, externalId: row.external_id, contentHash: row.content_hash, modifiedAt: servedInstant(row.modified_at), addedAt: row.added_at === null ? undefined : servedInstant(row.added_at) };
+    }
     if (rows.length < PREVIOUS_BATCH) return;
     after = rows.at(-1)!.external_id;
   }
@@ -174,7 +177,7 @@ async function loadGeneration(client: pg.ClientBase, snapshotFile: string, resul
   const snapshot = openSnapshot(snapshotFile);
   try {
     const meta = snapshotMeta(snapshot);
-    const modified = snapshot.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as { oldest: string | null; newest: string | null };
+    const modified = modifiedRangeOf(snapshot);
     const organizations = meta.organizations!;
     await client.query('BEGIN');
     try {

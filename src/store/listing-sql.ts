@@ -4,6 +4,7 @@ import type { ItemKind, TermConditions } from './listing-store.ts';
 import { searchListing } from './listing.ts';
 import type { Listing, TextSearch } from './listing.ts';
 import type { OrganizationFilter, OrganizationView } from './store.ts';
+import { storedInstant } from './tables.ts';
 
 /**
  * What the SQL of the two stores differs in, besides text search (see each store's textSearch):
@@ -107,7 +108,7 @@ export class ListingSql<Param> {
 
   /** The condition of `modifiedSince` on the organizations table aliased `o`, if the filter has one. */
   modifiedSince(filter: OrganizationFilter): { where: string[]; params: Param[] } {
-    return filter.modifiedSince === undefined ? { where: [], params: [] } : { where: ['o.modified_at >= ?'], params: [filter.modifiedSince as Param] };
+    return filter.modifiedSince === undefined ? { where: [], params: [] } : { where: ['o.modified_at >= ?'], params: [storedInstant(filter.modifiedSince) as Param] };
   }
 
   /** Where an organization's JSON is, as listed or in full (see tables.ts). */

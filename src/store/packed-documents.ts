@@ -108,7 +108,7 @@ export function detailsOf(listed: string, detail: string, id: string): string {
 }
 
 /** Below this many occurrences in the sample, a token or run is not worth a fragment. */
-const MIN_OCCURRENCES = 8;
+const MIN_OCCURRENCES = 4;
 /** A reference costs three bytes of UTF-8 at most (two below fragment 0x700); shorter text is kept as it is. */
 const MIN_LENGTH = 4;
 
@@ -138,7 +138,7 @@ export class FragmentMaker {
   }
 
   private make(): void {
-    const minimum = Math.max(MIN_OCCURRENCES, Math.ceil(this.sample.length / 1000));
+    const minimum = Math.max(MIN_OCCURRENCES, Math.ceil(this.sample.length / 2500));
     const tokenCounts = new Map<string, number>();
     for (const json of this.sample) for (const token of json.match(TOKENS) ?? []) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
     this.recurring = new Set([...tokenCounts].filter(([, count]) => count >= minimum).map(([token]) => token));

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { Fragments } from '../../src/store/packed-documents.ts';
+import { servedInstant } from '../../src/store/tables.ts';
 
 /** An organization of a snapshot file as it is served: its keys, and its two forms unpacked (see packed-documents.ts). */
 export interface SnapshotOrganization {
@@ -20,5 +21,10 @@ export function snapshotOrganizations(db: DatabaseSync): SnapshotOrganization[] 
          JOIN organization_items i USING (position) JOIN organization_documents d USING (position) ORDER BY o.position`,
     )
     .all() as unknown as (Omit<SnapshotOrganization, 'document'> & { details: string })[];
-  return rows.map(({ details, ...row }) => ({ ...row, item: fragments.unpack(row.item, 'test'), document: fragments.organization(row.item, details, 'test') }));
+  return rows.map(({ details, ...row }) => ({
+    ...row,
+    modified_at: servedInstant(row.modified_at),
+    item: fragments.unpack(row.item, 'test'),
+    document: fragments.organization(row.item, details, 'test'),
+  }));
 }

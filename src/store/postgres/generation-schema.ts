@@ -9,7 +9,7 @@ import type { ColumnType } from '../tables.ts';
  */
 export const generationSchema = (generation: number | string): string => `hsds_g${generation}`;
 
-const PG_TYPES: Record<ColumnType, string> = { integer: 'integer NOT NULL', 'optional integer': 'integer', text: 'text NOT NULL', 'ordered text': 'text COLLATE "C" NOT NULL' };
+const PG_TYPES: Record<ColumnType, string> = { integer: 'integer NOT NULL', 'optional integer': 'integer', text: 'text NOT NULL', 'ordered text': 'text COLLATE "C" NOT NULL', instant: 'bigint NOT NULL' };
 
 /** The length of each membership list (`list` is its table, `key` the term or taxonomy position): totals without a count. */
 const LIST_LENGTHS_TABLE = 'list_lengths (list text NOT NULL, key integer NOT NULL, length integer NOT NULL)';

@@ -36,7 +36,7 @@ export const buildFilePragmas = (schema: string, cacheKiB: number): string =>
  */
 const FULL_TEXT = "title, body, content='', tokenize='ascii'";
 
-const SQLITE_TYPES: Record<ColumnType, string> = { integer: 'INTEGER NOT NULL', 'optional integer': 'INTEGER', text: 'TEXT NOT NULL', 'ordered text': 'TEXT NOT NULL' };
+const SQLITE_TYPES: Record<ColumnType, string> = { integer: 'INTEGER NOT NULL', 'optional integer': 'INTEGER', text: 'TEXT NOT NULL', 'ordered text': 'TEXT NOT NULL', instant: 'BIGINT NOT NULL' };
 
 /** A shared table as SQLite holds it: keyed by its rowid when its key is one integer, else WITHOUT ROWID. */
 const createTable = (name: TableName): string => {

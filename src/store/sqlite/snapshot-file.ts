@@ -1,7 +1,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 import { DatasetKey } from './schema.ts';
-import { STORE_FORMAT } from '../tables.ts';
+import { servedInstant, STORE_FORMAT } from '../tables.ts';
+import type { ModifiedRange } from '../filter-plan.ts';
 
 /**
  * Opens a published snapshot to read. A snapshot never changes once published, and SQLite is told so
@@ -39,4 +40,10 @@ export function snapshotMeta(db: DatabaseSync): SnapshotMeta {
 export function otherFormat(meta: SnapshotMeta): string | undefined {
   if (meta.format === String(STORE_FORMAT)) return undefined;
   return `is of snapshot format ${meta.format ?? 'unknown'}, not ${STORE_FORMAT} (published by another version): import the data again`;
+}
+
+/** The oldest and newest modification time of a snapshot's organizations, as served. */
+export function modifiedRangeOf(db: DatabaseSync): ModifiedRange {
+  const { oldest, newest } = db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as { oldest: number | null; newest: number | null };
+  return { oldest: oldest === null ? null : servedInstant(oldest), newest: newest === null ? null : servedInstant(newest) };
 }

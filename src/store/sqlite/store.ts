@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { HISTORY_COLUMNS } from '../tables.ts';
-import { openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
+import { modifiedRangeOf, openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
 import { ListingRunner, SQL, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
 import { AlteredDocument, verifiedColumns, verifiedRow } from '../document-check.ts';
@@ -69,7 +69,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       this.db.prepare('SELECT position, value FROM tax_statuses').all() as unknown as { position: number; value: string }[],
     );
     this.vocabulary = new Vocabulary(this.db.prepare('SELECT word, token, organizations FROM search_vocabulary ORDER BY word').all() as unknown as VocabularyEntry[]);
-    this.modifiedRange = this.db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as unknown as ModifiedRange;
+    this.modifiedRange = modifiedRangeOf(this.db);
     this.history = this.db.prepare(`SELECT ${HISTORY_COLUMNS} FROM dataset_versions ORDER BY sequence`).all() as unknown as DatasetVersion[];
     // Rows as arrays: see prepareRowsAsArrays.
     this.itemStatements = Object.fromEntries(Object.entries(SQL.items).map(([kind, sql]) => [kind, prepareRowsAsArrays(this.db, sql)])) as Record<ItemKind, StatementSync>;
