@@ -6,7 +6,7 @@ import { documentCheck } from '../store/document-check.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
-import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS } from '../store/sqlite/schema.ts';
+import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, pageSizeFor } from '../store/sqlite/schema.ts';
 import { STORE_FORMAT } from '../store/tables.ts';
 import { Diagnostics } from '../sources/files/diagnostics.ts';
 import { counted } from '../text.ts';
@@ -98,7 +98,6 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
   const diagnostics = options.diagnostics ?? new Diagnostics();
   // A modest page cache: every read below is sequential, and memory must stay flat at any input size.
   db.exec(`${buildFilePragmas('main', 16_384)} PRAGMA temp_store = FILE;`);
-  db.exec(CREATE_TABLES);
   db.exec("ATTACH DATABASE '' AS staging");
   db.exec(STAGING_TABLES);
   const { taxonomies, termsByTaxonomy, termByKey } = renderVocabulary(input.taxonomies, input.terms, diagnostics);
@@ -114,6 +113,8 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
     return { version: '', publishedAt: '', organizations: staged.published, ...counts };
   }
   options.beforeWriting?.(staged.published);
+  // Made once the number of organizations is known, which sets the page size (see pageSizeFor).
+  db.exec(`PRAGMA main.page_size = ${pageSizeFor(staged.published)}; ${CREATE_TABLES}`);
 
   const hash = createHash('sha256');
   const previous = options.previous ?? PreviousVersions.none;

@@ -19,6 +19,8 @@ export interface ChangesFromPrevious {
   changed: number;
   /** Organizations removed (or unpublished). */
   removed: number;
+  /** Versions the line no longer holds because of them (see dropVersionsBeyondBound), besides those beyond KEPT_VERSIONS. */
+  versionsDropped: number;
 }
 
 /**
@@ -32,12 +34,37 @@ export function publishTime(now: Date, previous: PreviousVersions): string {
   return new Date(Date.parse(previous.publishedAt) + 1).toISOString();
 }
 
+/** The removals a line keeps however few organizations it serves (about 150 KB): see dropVersionsBeyondBound. */
+export const REMOVALS_ALWAYS_KEPT = 1000;
+
+/**
+ * Drops the oldest versions of the line (before its removals are written) while the removals since
+ * them would outnumber the organizations served now (or REMOVALS_ALWAYS_KEPT, if more). A client at
+ * such a version would read more lines of the changes feed than the dataset holds: it is told to copy
+ * the dataset afresh (410), which is then the shorter read, and the snapshot keeps nothing for it. So
+ * after a publish that replaces 326,224 organizations with 4, the line starts again at that publish,
+ * and its snapshot does not carry 326,224 removals (70 MB) for clients better served by 4 organizations.
+ * Returns the publish time of the oldest version kept, and how many were dropped.
+ */
+function dropVersionsBeyondBound(db: DatabaseSync, removedNow: number): { oldest: string; dropped: number } {
+  const { organizations } = db.prepare('SELECT count(*) AS organizations FROM main.organizations').get() as { organizations: number };
+  const bound = Math.max(organizations, REMOVALS_ALWAYS_KEPT);
+  const carriedSince = db.prepare('SELECT count(*) AS n FROM previous.removed_organizations WHERE removed_at > ?');
+  // The versions before this one, newest first.
+  const versions = db.prepare('SELECT sequence, published_at FROM dataset_versions ORDER BY sequence DESC').all().slice(1) as { sequence: number; published_at: string }[];
+  const first = versions.findIndex((version) => removedNow + (carriedSince.get(version.published_at) as { n: number }).n > bound);
+  if (first >= 0) db.prepare('DELETE FROM dataset_versions WHERE sequence <= ?').run(versions[first]!.sequence);
+  const { oldest } = db.prepare('SELECT min(published_at) AS oldest FROM dataset_versions').get() as { oldest: string };
+  return { oldest, dropped: first < 0 ? 0 : versions.length - first };
+}
+
 /**
  * Writes a build's history (see store/tables.ts), run once its organizations and indexes are written.
  * The live dataset's line of versions goes on with this one, the oldest dropped beyond KEPT_VERSIONS;
  * its removals are carried on while a kept version was published before them (one of an organization
  * served again too, for when it is removed again), and the organizations it held that this build does
- * not are added, removed at this publish. Organizations are told apart by id, as clients key them. A
+ * not are added, removed at this publish; but versions whose clients would read more removals than
+ * organizations are dropped first (dropVersionsBeyondBound). Organizations are told apart by id, as clients key them. A
  * live dataset without history (none, or of an older format) starts a new line. Returns what the
  * build changes of the live dataset, when it carries its line on.
  */
@@ -60,7 +87,11 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
       'INSERT INTO dataset_versions (sequence, version, published_at, taxonomies_version) SELECT coalesce(max(sequence), 0) + 1, ?, ?, ? FROM dataset_versions',
     ).run(current.version, current.publishedAt, current.taxonomiesVersion);
     if (!carried) return undefined;
-    const { oldest } = db.prepare('SELECT min(published_at) AS oldest FROM dataset_versions').get() as { oldest: string };
+    // EXCEPT reads both id indexes in order: 50 ms at 326,224 organizations, where a lookup per
+    // previous organization took 490.
+    const removedIds = 'SELECT id FROM previous.organizations EXCEPT SELECT id FROM main.organizations';
+    const { removedNow } = db.prepare(`SELECT count(*) AS removedNow FROM (${removedIds})`).get() as { removedNow: number };
+    const { oldest, dropped } = dropVersionsBeyondBound(db, removedNow);
     // Since when each was served, as the live dataset says, or (of an older format) as it takes it.
     const unknownSince = previous.addedAtUnknownSince;
     // An organization's times are `instant`s (or the ISO text of an older format), a removal's ISO text.
@@ -73,21 +104,20 @@ export function writeHistory(db: DatabaseSync, previous: PreviousVersions, curre
       `INSERT INTO removed_organizations (id, added_at, removed_at, json, json_crc)
        SELECT r.id, ${addedAt('r')}, r.removed_at, r.json, document_check(r.json) FROM previous.removed_organizations r WHERE r.removed_at > ?1 ORDER BY r.position`,
     ).run(oldest, ...addedAtParams);
-    // EXCEPT reads both id indexes in order: 50 ms at 326,224 organizations, where a lookup per
-    // previous organization took 490.
+    // None when the line starts again at this publish (its only version).
     db.prepare(
       `INSERT INTO removed_organizations (id, added_at, removed_at, json, json_crc)
        SELECT id, added_at, removed_at, json, document_check(json) FROM (
          SELECT p.id AS id, ${addedAt('p')} AS added_at, ?1 AS removed_at, json_object('id', p.id, 'external_identifier', p.external_id, 'removed_at', ?1) AS json
          FROM previous.organizations p
-         WHERE p.id IN (SELECT id FROM previous.organizations EXCEPT SELECT id FROM main.organizations) ORDER BY p.position
+         WHERE p.id IN (${removedIds}) AND ?1 > ?3 ORDER BY p.position
        )`,
-    ).run(current.publishedAt, ...addedAtParams);
-    const count = (sql: string, at: string | number) => (db.prepare(sql).get(at) as { n: number }).n;
+    ).run(current.publishedAt, ...(unknownSince === undefined ? [null] : addedAtParams), oldest);
     return {
       since: (db.prepare('SELECT version FROM previous.dataset_versions ORDER BY sequence DESC LIMIT 1').get() as { version: string }).version,
-      changed: count('SELECT count(*) AS n FROM organizations WHERE modified_at = ?', storedInstant(current.publishedAt)),
-      removed: count('SELECT count(*) AS n FROM removed_organizations WHERE removed_at = ?', current.publishedAt),
+      changed: (db.prepare('SELECT count(*) AS n FROM organizations WHERE modified_at = ?').get(storedInstant(current.publishedAt)) as { n: number }).n,
+      removed: removedNow,
+      versionsDropped: dropped,
     };
   } finally {
     if (carried) db.exec('DETACH DATABASE previous');

@@ -148,7 +148,11 @@ export async function importSources(
   } else {
     const changes = result.fromPrevious;
     const since =
-      changes === undefined ? '' : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${formatCount(changes.removed)} removed`;
+      changes === undefined
+        ? ''
+        : `; since ${changes.since}, ${counted(changes.changed, 'organization')} added or changed and ${formatCount(changes.removed)} removed${
+            changes.versionsDropped === 0 ? '' : ` (the changes feed no longer goes back to the ${counted(changes.versionsDropped, 'version')} before: their clients would read more removals than there are organizations, and copy the dataset afresh)`
+          }`;
     if (result.timings !== undefined && config.progress !== 'none') {
       const { read, write: render, index } = result.timings;
       const rest = Number(seconds) - read - render - index;

@@ -70,11 +70,11 @@ function removeOldSnapshots(dataDir: string, keep: readonly string[]): void {
 
 /**
  * Bytes of snapshot per organization, to foresee how much room an import needs: about what the
- * bundled IRS data's snapshot takes (775 MB for 326,224 organizations at store format 12, 787 MB at
- * 13; the search index, facets and history included). The live snapshot's own ratio is used instead
+ * bundled IRS data's snapshot takes (235 MB for 326,224 organizations at store format 14, its
+ * documents packed; the search index, facets and history included). The live snapshot's own ratio is used instead
  * when it holds enough organizations for its fixed part (the taxonomies) not to dominate.
  */
-const BYTES_PER_ORGANIZATION = 2_400;
+const BYTES_PER_ORGANIZATION = 750;
 const ORGANIZATIONS_FOR_OWN_RATIO = 10_000;
 
 /** The room a snapshot of `organizations` is expected to take, judged from the live one where it can be. */

@@ -16,6 +16,15 @@ export const ORGANIZATIONS_TABLE_SINCE_FORMAT = 5;
 export const PAGE_SIZE = 16_384;
 
 /**
+ * Below this many organizations a snapshot has SQLite's default pages of 4 KiB: its trees are shallow
+ * anyway, and each of its fifty-odd tables and indexes takes at least a page (800 KB at 16 KiB for a
+ * dataset of 4 organizations).
+ */
+const SMALL_DATASET = 10_000;
+
+export const pageSizeFor = (organizations: number): number => (organizations < SMALL_DATASET ? 4096 : PAGE_SIZE);
+
+/**
  * A database file an import is writing: no journal and no syncs (the build syncs the finished snapshot
  * once; an interrupted build is thrown away), and a page cache of `cacheKiB`. Node's SQLite must be
  * opened with `defensive: false` for journal_mode = OFF to take.
