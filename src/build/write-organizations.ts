@@ -2,7 +2,7 @@ import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { documentCheck } from '../store/document-check.ts';
 import { detailsOf, FragmentMaker } from '../store/packed-documents.ts';
-import { withLastModified, withReadAt } from '../hsds/render.ts';
+import { classificationOf, withLastModified, withReadAt } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
@@ -71,7 +71,9 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
       LEFT JOIN staging.organizations p ON p.external_id = o.parent
     WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
   const termById = new Map([...writer.termByKey.values()].map((term) => [term.id, term]));
-  const packed = new PackedWriter(db);
+  // Every term's object, as a classification and as an attribute's term: a fragment each (see packed-documents.ts).
+  const inside = (object: object) => JSON.stringify(object).slice(1, -1);
+  const packed = new PackedWriter(db, [...writer.termByKey.values()].flatMap((term) => [inside(classificationOf(term)), inside(term.object)]));
   let position = 0;
   const write = (rendered: RenderedRow) => {
     const carried = writer.previous.carriedOn(rendered.id, rendered.externalId, rendered.contentHash);
@@ -146,11 +148,12 @@ class PackedWriter {
   private readonly insertItem: StatementSync;
   private readonly insertDetails: StatementSync;
   private readonly db: DatabaseSync;
-  private readonly maker = new FragmentMaker();
+  private readonly maker: FragmentMaker;
   private held: { position: number; listJson: string; details: string }[] | undefined = [];
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, seeds: readonly string[]) {
     this.db = db;
+    this.maker = new FragmentMaker(seeds);
     this.insertItem = db.prepare('INSERT INTO organization_items (position, json, json_crc) VALUES (?, ?, ?)');
     this.insertDetails = db.prepare('INSERT INTO organization_documents (position, json, json_crc) VALUES (?, ?, ?)');
   }

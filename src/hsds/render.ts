@@ -86,6 +86,14 @@ export const withReadAt = (json: string, readAt: string): string => `${json.slic
 /** Adds `last_modified` as the last key of a rendered organization (list or full form). */
 export const withLastModified = (json: string, lastModified: string): string => `${json.slice(0, -1)},"last_modified":${JSON.stringify(lastModified)}}`;
 
+/** A term as an organization's `classifications` list it (this profile's compact form). */
+export const classificationOf = (term: RenderedTerm): Json => ({
+  ...compact({ taxonomy: term.taxonomy?.code, taxonomy_id: term.taxonomy?.id }),
+  taxonomy_term_id: term.id,
+  code: term.code,
+  name: term.name,
+});
+
 export interface RenderedOrganization {
   id: string;
   listJson: string;
@@ -123,12 +131,7 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
       parent_organization_id: parentId,
     }),
     external_identifier: record.nativeId ?? record.externalId,
-    classifications: tags.map(({ term }) => ({
-      ...compact({ taxonomy: term.taxonomy?.code, taxonomy_id: term.taxonomy?.id }),
-      taxonomy_term_id: term.id,
-      code: term.code,
-      name: term.name,
-    })),
+    classifications: tags.map(({ term }) => classificationOf(term)),
   };
   const websites = record.additionalWebsites ?? [];
   // HSDS puts additional_websites right after website; the full form keeps the list item as it is, then adds the arrays.

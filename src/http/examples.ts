@@ -81,7 +81,7 @@ export const problemExamples = {
     type: `${EXAMPLE_ORIGIN}/profile#version-not-kept`,
     title: 'Version not kept',
     status: 410,
-    detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes?since=0`,
+    detail: `Version 0123456789abcdef is not one whose changes this server keeps: it keeps those since at most the last ${KEPT_VERSIONS} versions it published, and none whose feed would remove more organizations than a copy holds; the oldest kept is 032ae266ba64c02d of ${PUBLISHED_AT}. Copy everything again: ${EXAMPLE_ORIGIN}/changes?since=0`,
   },
   packageBeingMade: {
     type: 'about:blank',

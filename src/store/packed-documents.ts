@@ -118,8 +118,17 @@ const MIN_LENGTH = 4;
  */
 export class FragmentMaker {
   private readonly sample: string[] = [];
+  private readonly seeds: readonly string[];
   private fragmentOf: Map<string, string> | undefined;
   private recurring: Set<string> | undefined;
+
+  /**
+   * `seeds`: the inner text of objects known to recur before any is seen (every term's object, in
+   * each form an organization holds it), made fragments however seldom the sample holds them.
+   */
+  constructor(seeds: readonly string[] = []) {
+    this.seeds = seeds;
+  }
 
   /** Adds a document to the sample; none may be added once packing has begun. */
   observe(json: string): void {
@@ -142,18 +151,23 @@ export class FragmentMaker {
     const tokenCounts = new Map<string, number>();
     for (const json of this.sample) for (const token of json.match(TOKENS) ?? []) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
     this.recurring = new Set([...tokenCounts].filter(([, count]) => count >= minimum).map(([token]) => token));
+    for (const seed of this.seeds) for (const token of seed.match(TOKENS) ?? []) this.recurring.add(token);
     const candidates = new Map<string, number>();
     const count = (text: string) => candidates.set(text, (candidates.get(text) ?? 0) + 1);
     for (const json of this.sample) {
       for (const run of this.runs(json)) {
         if (typeof run === 'string') continue;
         count(run.join(''));
-        if (run.length > 1) run.forEach(count);
+        if (run.length === 1) continue;
+        const pieces = piecesOf(run);
+        if (pieces.length > 1) for (const piece of pieces) count(piece.join(''));
+        run.forEach(count);
       }
     }
     this.sample.length = 0;
-    const kept = [...candidates]
-      .filter(([text, occurrences]) => occurrences >= minimum && text.length >= MIN_LENGTH)
+    const seeds = new Set(this.seeds);
+    const kept = [...candidates, ...[...seeds].filter((seed) => !candidates.has(seed)).map((seed): [string, number] => [seed, 0])]
+      .filter(([text, occurrences]) => (occurrences >= minimum || seeds.has(text)) && text.length >= MIN_LENGTH)
       // The most used first (they get the shortest references); ties by text, so that the same sample makes the same table.
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .slice(0, MAX_FRAGMENTS);
@@ -175,7 +189,7 @@ export class FragmentMaker {
     if (run.length > 0) yield run;
   }
 
-  /** `json` packed: each run of recurring tokens by its fragment, or token by token where the run is none. */
+  /** `json` packed: each run of recurring tokens by its fragment, else each of its pieces by theirs, else token by token. */
   pack(json: string): string {
     if (this.fragmentOf === undefined) this.make();
     const fragmentOf = this.fragmentOf!;
@@ -185,14 +199,38 @@ export class FragmentMaker {
         packed += UUID_TOKEN.test(run) ? packedUuid(run) : run;
         continue;
       }
-      const whole = run.join('');
-      const reference = fragmentOf.get(whole);
+      const reference = fragmentOf.get(run.join(''));
       if (reference !== undefined) {
         packed += reference;
         continue;
       }
-      for (const token of run) packed += fragmentOf.get(token) ?? token;
+      for (const piece of run.length === 1 ? [run] : piecesOf(run)) {
+        const pieceReference = piece.length === 1 ? undefined : fragmentOf.get(piece.join(''));
+        if (pieceReference !== undefined) packed += pieceReference;
+        else for (const token of piece) packed += fragmentOf.get(token) ?? token;
+      }
     }
     return packed;
   }
+}
+
+/**
+ * A run of recurring tokens cut around each token where an object opens or closes (one that is no
+ * string and holds `{` or `}`), so that a run whose whole recurs too seldom (three terms of an
+ * organization together) still packs by what does: the inside of each object (a term's).
+ */
+function piecesOf(run: readonly string[]): string[][] {
+  const pieces: string[][] = [];
+  let piece: string[] = [];
+  for (const token of run) {
+    if (token.charCodeAt(0) !== 0x22 && (token.includes('{') || token.includes('}'))) {
+      if (piece.length > 0) pieces.push(piece);
+      pieces.push([token]);
+      piece = [];
+    } else {
+      piece.push(token);
+    }
+  }
+  if (piece.length > 0) pieces.push(piece);
+  return pieces;
 }

@@ -167,7 +167,7 @@ describe('/changes', () => {
         assert.equal(tooOld.headers['content-type'], 'application/problem+json; charset=utf-8');
         assert.equal(tooOld.headers['cache-control'], 'no-store', 'copy everything again: not to be repeated by a cache');
         assert.equal(tooOld.body.type, `http://localhost${API}/profile#version-not-kept`);
-        assert.match(tooOld.body.detail, new RegExp(`^Version ${first.version} is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest ${second.version} of 2026-01-02T00:00:00.000Z\\. Copy everything again: http://localhost${API}/changes\\?since=0$`));
+        assert.match(tooOld.body.detail, new RegExp(`^Version ${first.version} is not one whose changes this server keeps: it keeps those since at most the last ${KEPT_VERSIONS} versions it published, and none whose feed would remove more organizations than a copy holds; the oldest kept is ${second.version} of 2026-01-02T00:00:00.000Z\\. Copy everything again: http://localhost${API}/changes\\?since=0$`));
         const oldest = await feed(app, second.version);
         assert.deepEqual([oldest[0]!.changes.organizations_changed, oldest[0]!.changes.organizations_removed], [1, 0]);
         assert.equal((await getJson(app, `${API}/changes?since=0123456789abcdef`)).status, 410);

@@ -187,7 +187,7 @@ const changesRoutes: FastifyPluginAsyncTypebox = async (app) => {
           kind: 'version-not-kept',
           title: 'Version not kept',
           status: 410,
-          detail: `Version ${since} is not one whose changes this server keeps: it keeps those since each of the last ${KEPT_VERSIONS} versions it published, the oldest ${oldest!.version} of ${oldest!.publishedAt}. Copy everything again: ${request.apiUrl('/changes')}?since=${NOTHING}`,
+          detail: `Version ${since} is not one whose changes this server keeps: it keeps those since at most the last ${KEPT_VERSIONS} versions it published, and none whose feed would remove more organizations than a copy holds; the oldest kept is ${oldest!.version} of ${oldest!.publishedAt}. Copy everything again: ${request.apiUrl('/changes')}?since=${NOTHING}`,
         });
       }
       // HEAD gets the headers without the work: Fastify would read a real stream to its end.
