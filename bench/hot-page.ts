@@ -20,7 +20,7 @@
  *
  *   node bench/hot-page.ts --data-dir DIR [--scenarios page,304|none] [--rounds 3] [--seconds 6]
  *        [--connections 32] [--path /api/hsds/v3/organizations?page=3] [--encoding br]
- *        [--compare ../before [--compare-data-dir DIR]] [--latency-data-dir /work/bench-2m] [--workers 2]
+ *        [--compare ../before [--compare-data-dir DIR] [--compare-latency-data-dir DIR]] [--latency-data-dir /work/bench-2m] [--workers 2]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -39,6 +39,7 @@ const { values } = parseArgs({
     'latency-data-dir': { type: 'string' },
     compare: { type: 'string' },
     'compare-data-dir': { type: 'string' },
+    'compare-latency-data-dir': { type: 'string' },
     scenarios: { type: 'string', default: 'page,304' },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '6' },
@@ -205,7 +206,7 @@ try {
   const workers = Number(values.workers);
   const clustered = workers > 1 ? await startApi(`this API, --workers ${workers}`, REPO, values['data-dir']!, ['--workers', String(workers)]) : undefined;
   if (clustered !== undefined) started.push(clustered);
-  // The other checkout may read only another store format: --compare-data-dir is then its own copy of the same data.
+  // The other checkout may read only another store format: --compare-data-dir (and --compare-latency-data-dir) is then its own copy of the same data.
   const compared = values.compare === undefined ? undefined : await startApi(`--compare ${values.compare}`, resolve(values.compare), values['compare-data-dir'] ?? values['data-dir']!);
   if (compared !== undefined) started.push(compared);
 
@@ -261,7 +262,9 @@ try {
     const uncached = await startApi('this API, response cache off', REPO, values['latency-data-dir'], ['--response-cache-size', '0']);
     started.push(uncached);
     const uncachedCompared =
-      values.compare === undefined ? undefined : await startApi(`--compare ${values.compare}, response cache off`, resolve(values.compare), values['latency-data-dir'], ['--response-cache-size', '0']);
+      values.compare === undefined
+        ? undefined
+        : await startApi(`--compare ${values.compare}, response cache off`, resolve(values.compare), values['compare-latency-data-dir'] ?? values['latency-data-dir'], ['--response-cache-size', '0']);
     if (uncachedCompared !== undefined) started.push(uncachedCompared);
     const listing = JSON.parse(await (await fetch(`http://127.0.0.1:${uncached.port}/api/hsds/v3/organizations?per_page=1&page=1000`)).text()) as { total_items: number; contents: { id: string }[] };
     const byId = `/api/hsds/v3/organizations/${listing.contents[0]!.id}`;

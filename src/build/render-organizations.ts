@@ -6,6 +6,8 @@ import { renderOrganization } from '../hsds/render.ts';
 import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
 import type { OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
 import { termKey } from '../hsds/records.ts';
+import { organizationHeads, Packer } from '../store/packed-documents.ts';
+import type { OrganizationTexts } from '../store/packed-documents.ts';
 
 /**
  * Rendering an organization (its HSDS documents and content hash) depends on nothing but its staged
@@ -36,6 +38,8 @@ export interface RenderedRow {
   /** Without `last_modified`, which depends on the previous version (see withLastModified). */
   listJson: string;
   detailJson: string;
+  /** Its heads packed (see packed-documents.ts), once the renderer has the snapshot's fragments. */
+  packedHeads?: OrganizationTexts;
   /** Ids of its terms, each once: given, linked, then implied. */
   termIds: string[];
   taxStatus: string | undefined;
@@ -77,6 +81,8 @@ export function vocabularyForRendering(
 export class RowRenderer {
   private readonly termByKey: Map<string, RenderedTerm>;
   private readonly implied: Map<string, readonly TagRecord[]>;
+  /** Set once the snapshot's fragments are made: rows are then packed as they are rendered. */
+  packer: Packer | undefined;
 
   constructor(vocabulary: RenderVocabulary) {
     this.termByKey = new Map(vocabulary.terms);
@@ -104,14 +110,16 @@ export class RowRenderer {
     };
     const tags = this.resolveTags([...organization.tags, ...linkedTags]);
     const rendered = renderOrganization(record, tags, servedParentId(organization, row.parent_published));
+    const needsReadAt = organization.provenance !== undefined && organization.provenance.readAt === undefined;
     return {
       externalId: organization.nativeId ?? organization.externalId,
       id: rendered.id,
       contentHash: contentHash(organization.lastModified === undefined ? rendered.detailJson : `${rendered.detailJson}\n${organization.lastModified}`),
       lastModified: organization.lastModified,
-      needsReadAt: organization.provenance !== undefined && organization.provenance.readAt === undefined,
+      needsReadAt,
       listJson: rendered.listJson,
       detailJson: rendered.detailJson,
+      packedHeads: this.packer?.heads(organizationHeads(rendered.listJson, rendered.detailJson, rendered.id, needsReadAt)),
       termIds: tags.map(({ term }) => term.id),
       taxStatus: record.taxStatus,
       name: organization.name,
@@ -175,6 +183,8 @@ function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[])
 /** Renders batches of rows, in order, here or on a worker thread. */
 export interface BatchRenderer {
   render(rows: StagedRow[]): Promise<RenderedRow[]>;
+  /** The snapshot's fragments, made: rows rendered from now on come packed too. */
+  usePacker(fragments: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -188,7 +198,11 @@ export const workersPay = (organizations: number): boolean => organizations >= W
 export function batchRenderer(vocabulary: RenderVocabulary, inWorker: boolean): BatchRenderer {
   if (!inWorker) {
     const renderer = new RowRenderer(vocabulary);
-    return { render: async (rows) => rows.map((row) => renderer.render(row)), close: async () => {} };
+    return {
+      render: async (rows) => rows.map((row) => renderer.render(row)),
+      usePacker: (fragments) => void (renderer.packer = new Packer(fragments)),
+      close: async () => {},
+    };
   }
   return new WorkerRenderer(vocabulary);
 }
@@ -218,6 +232,10 @@ class WorkerRenderer implements BatchRenderer {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`the rendering worker stopped (exit code ${code})`)));
+  }
+
+  usePacker(fragments: readonly string[]): void {
+    this.worker.postMessage({ fragments });
   }
 
   render(rows: StagedRow[]): Promise<RenderedRow[]> {

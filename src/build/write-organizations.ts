@@ -1,7 +1,8 @@
 import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { documentCheck } from '../store/document-check.ts';
-import { detailsOf, FragmentMaker } from '../store/packed-documents.ts';
+import { FragmentMaker, organizationHeads, organizationTails, Packer } from '../store/packed-documents.ts';
+import type { OrganizationTexts } from '../store/packed-documents.ts';
 import { classificationOf, withLastModified, withReadAt } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
@@ -71,45 +72,46 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
       LEFT JOIN staging.organizations p ON p.external_id = o.parent
     WHERE o.published = 1 ORDER BY o.sort_key, o.external_id`);
   const termById = new Map([...writer.termByKey.values()].map((term) => [term.id, term]));
-  // Every term's object, as a classification and as an attribute's term: a fragment each (see packed-documents.ts).
-  const inside = (object: object) => JSON.stringify(object).slice(1, -1);
-  const packed = new PackedWriter(db, [...writer.termByKey.values()].flatMap((term) => [inside(classificationOf(term)), inside(term.object)]));
-  let position = 0;
-  const write = (rendered: RenderedRow) => {
-    const carried = writer.previous.carriedOn(rendered.id, rendered.externalId, rendered.contentHash);
-    // The column is when this line of versions last changed it (what `modified_after` and the changes
-    // feed select by); the document says when it last changed where it came from, when the source says.
-    const modifiedAt = carried.modifiedAt ?? writer.publishedAt;
-    const lastModified = rendered.lastModified ?? modifiedAt;
-    const detailJson = withLastModified(rendered.needsReadAt ? withReadAt(rendered.detailJson, modifiedAt) : rendered.detailJson, lastModified);
-    writer.hash.update(detailJson).update('\n');
-    insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, storedInstant(modifiedAt), storedInstant(carried.addedAt ?? writer.publishedAt));
-    const listJson = withLastModified(rendered.listJson, lastModified);
-    packed.add(position, listJson, detailsOf(listJson, detailJson, rendered.id));
-    const terms = rendered.termIds.map((id) => termById.get(id)!);
-    const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
-    writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);
-    const taxonomies = new Set<string>();
-    const subtrees = new Set<number>();
-    for (const term of terms) {
-      termMembers.add(writer.termPositions.get(term.id)!, position);
-      if (term.taxonomy !== undefined) taxonomies.add(term.taxonomy.code);
-      for (const subtree of writer.subtreesOf.get(term.id)!) subtrees.add(subtree);
-    }
-    for (const code of taxonomies) taxonomyMembers.add(writer.taxonomyPositions.get(code)!, position);
-    for (const subtree of subtrees) subtreeMembers.add(subtree, position);
-    if (rendered.taxStatus !== undefined) {
-      let taxStatus = taxStatusPositions.get(rendered.taxStatus);
-      if (taxStatus === undefined) taxStatusPositions.set(rendered.taxStatus, (taxStatus = taxStatusPositions.size + 1));
-      taxStatusMembers.add(taxStatus, position);
-    }
-    if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
-  };
   // Batches go to the renderer as they are read; while it renders the next one, this thread writes the
   // one before. Small batches, two in flight: more kept rows long enough to reach V8's old space,
   // whose growth took the bundled import's peak from 346 to 420 MB at 100 rows × 3 for no gain in time.
   const renderer = batchRenderer(vocabularyForRendering(writer.termByKey, writer.input.impliedTags), writer.renderInWorker);
+  let position = 0;
   try {
+    // Every term's object, as a classification and as an attribute's term: a fragment each (see packed-documents.ts).
+    const inside = (object: object) => JSON.stringify(object).slice(1, -1);
+    const packed = new PackedWriter(db, [...writer.termByKey.values()].flatMap((term) => [inside(classificationOf(term)), inside(term.object)]), (fragments) =>
+      renderer.usePacker(fragments),
+    );
+    const write = (rendered: RenderedRow) => {
+      const carried = writer.previous.carriedOn(rendered.id, rendered.externalId, rendered.contentHash);
+      // The column is when this line of versions last changed it (what `modified_after` and the changes
+      // feed select by); the document says when it last changed where it came from, when the source says.
+      const modifiedAt = carried.modifiedAt ?? writer.publishedAt;
+      const lastModified = rendered.lastModified ?? modifiedAt;
+      const detailJson = withLastModified(rendered.needsReadAt ? withReadAt(rendered.detailJson, modifiedAt) : rendered.detailJson, lastModified);
+      writer.hash.update(detailJson).update('\n');
+      insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, storedInstant(modifiedAt), storedInstant(carried.addedAt ?? writer.publishedAt));
+      packed.add(position, rendered, organizationTails(lastModified, rendered.needsReadAt ? modifiedAt : undefined));
+      const terms = rendered.termIds.map((id) => termById.get(id)!);
+      const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
+      writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);
+      const taxonomies = new Set<string>();
+      const subtrees = new Set<number>();
+      for (const term of terms) {
+        termMembers.add(writer.termPositions.get(term.id)!, position);
+        if (term.taxonomy !== undefined) taxonomies.add(term.taxonomy.code);
+        for (const subtree of writer.subtreesOf.get(term.id)!) subtrees.add(subtree);
+      }
+      for (const code of taxonomies) taxonomyMembers.add(writer.taxonomyPositions.get(code)!, position);
+      for (const subtree of subtrees) subtreeMembers.add(subtree, position);
+      if (rendered.taxStatus !== undefined) {
+        let taxStatus = taxStatusPositions.get(rendered.taxStatus);
+        if (taxStatus === undefined) taxStatusPositions.set(rendered.taxStatus, (taxStatus = taxStatusPositions.size + 1));
+        taxStatusMembers.add(taxStatus, position);
+      }
+      if (position % PROGRESS_EVERY === 0) writer.onProgress?.(position);
+    };
     const inFlight: Promise<RenderedRow[]>[] = [];
     let batch: StagedRow[] = [];
     for (const row of inServedOrder.iterate() as Iterable<StagedRow>) {
@@ -121,10 +123,10 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
     }
     if (batch.length > 0) inFlight.push(renderer.render(batch));
     for (const rendered of inFlight) (await rendered).forEach(write);
+    packed.finish();
   } finally {
     await renderer.close();
   }
-  packed.finish();
   writer.onProgress?.(position);
   writer.beforeMemberships?.();
   termMembers.write(db, 'organization_terms (term_position, position_in_term, organization_position)');
@@ -142,48 +144,54 @@ const FRAGMENT_SAMPLE = 10_000;
 
 /**
  * Writes the organizations' two forms packed (see packed-documents.ts), and the fragments: the first
- * FRAGMENT_SAMPLE are held until the fragments are made from them.
+ * FRAGMENT_SAMPLE are held until the fragments are made from them, then given to the renderer, which
+ * packs the rows it renders from then on (those already on their way are packed here).
  */
 class PackedWriter {
   private readonly insertItem: StatementSync;
   private readonly insertDetails: StatementSync;
   private readonly db: DatabaseSync;
   private readonly maker: FragmentMaker;
-  private held: { position: number; listJson: string; details: string }[] | undefined = [];
+  private readonly onFragments: (fragments: readonly string[]) => void;
+  private packer: Packer | undefined;
+  private held: { position: number; heads: OrganizationTexts; tails: OrganizationTexts }[] = [];
 
-  constructor(db: DatabaseSync, seeds: readonly string[]) {
+  constructor(db: DatabaseSync, seeds: readonly string[], onFragments: (fragments: readonly string[]) => void) {
     this.db = db;
     this.maker = new FragmentMaker(seeds);
+    this.onFragments = onFragments;
     this.insertItem = db.prepare('INSERT INTO organization_items (position, json, json_crc) VALUES (?, ?, ?)');
     this.insertDetails = db.prepare('INSERT INTO organization_documents (position, json, json_crc) VALUES (?, ?, ?)');
   }
 
-  add(position: number, listJson: string, details: string): void {
-    if (this.held === undefined) return this.write(position, listJson, details);
-    this.held.push({ position, listJson, details });
-    this.maker.observe(listJson);
-    this.maker.observe(details);
+  add(position: number, rendered: RenderedRow, tails: OrganizationTexts): void {
+    const heads = () => organizationHeads(rendered.listJson, rendered.detailJson, rendered.id, rendered.needsReadAt);
+    if (this.packer !== undefined) return this.write(position, this.packer.organization(rendered.packedHeads ?? heads(), rendered.packedHeads, tails));
+    const held = { position, heads: heads(), tails };
+    this.held.push(held);
+    for (const text of [held.heads.item, held.heads.details, tails.item, tails.details]) this.maker.observe(text);
     if (this.held.length >= FRAGMENT_SAMPLE) this.release();
   }
 
   /** Writes what is held (when there were fewer organizations than the sample) and the fragments. */
   finish(): void {
-    if (this.held !== undefined) this.release();
+    if (this.packer === undefined) this.release();
   }
 
   private release(): void {
+    const fragments = this.maker.fragments();
     const insertFragment = this.db.prepare('INSERT INTO document_fragments (position, text) VALUES (?, ?)');
-    this.maker.fragments().forEach((text, index) => insertFragment.run(index, text));
-    const held = this.held!;
-    this.held = undefined;
-    for (const { position, listJson, details } of held) this.write(position, listJson, details);
+    fragments.forEach((text, index) => insertFragment.run(index, text));
+    const packer = new Packer(fragments);
+    this.packer = packer;
+    this.onFragments(fragments);
+    for (const { position, heads, tails } of this.held) this.write(position, packer.organization(heads, undefined, tails));
+    this.held = [];
   }
 
-  private write(position: number, listJson: string, details: string): void {
-    const item = this.maker.pack(listJson);
-    const packedDetails = this.maker.pack(details);
+  private write(position: number, { item, details }: OrganizationTexts): void {
     this.insertItem.run(position, item, documentCheck(item));
-    this.insertDetails.run(position, packedDetails, documentCheck(packedDetails));
+    this.insertDetails.run(position, details, documentCheck(details));
   }
 }
 

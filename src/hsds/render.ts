@@ -81,10 +81,16 @@ export function renderServedTerm(term: RenderedTerm, childrenCount: number): { l
  * Adds `read_at` to the provenance of a rendered full organization whose source did not say when it
  * was read (`provenance` is its last key: see renderOrganization).
  */
-export const withReadAt = (json: string, readAt: string): string => `${json.slice(0, -2)},"read_at":${JSON.stringify(readAt)}}}`;
+export const withReadAt = (json: string, readAt: string): string => `${json.slice(0, -2)}${readAtSuffix(readAt)}}`;
+
+/** What withReadAt puts in place of the provenance's closing brace. */
+export const readAtSuffix = (readAt: string): string => `,"read_at":${JSON.stringify(readAt)}}`;
 
 /** Adds `last_modified` as the last key of a rendered organization (list or full form). */
-export const withLastModified = (json: string, lastModified: string): string => `${json.slice(0, -1)},"last_modified":${JSON.stringify(lastModified)}}`;
+export const withLastModified = (json: string, lastModified: string): string => `${json.slice(0, -1)}${lastModifiedSuffix(lastModified)}`;
+
+/** What withLastModified puts in place of the closing brace. */
+export const lastModifiedSuffix = (lastModified: string): string => `,"last_modified":${JSON.stringify(lastModified)}}`;
 
 /** A term as an organization's `classifications` list it (this profile's compact form). */
 export const classificationOf = (term: RenderedTerm): Json => ({

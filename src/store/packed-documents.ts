@@ -1,4 +1,5 @@
 import { AlteredDocument } from './document-check.ts';
+import { lastModifiedSuffix, readAtSuffix } from '../hsds/render.ts';
 
 /**
  * How a snapshot keeps its organizations' JSON in a third of the bytes, and gives back the very bytes
@@ -97,30 +98,42 @@ function uuidOf(base64: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** What the full form adds to the listed one: `detail` less `listed` (see above), the own id a reference. */
-export function detailsOf(listed: string, detail: string, id: string): string {
-  const cut = listed.lastIndexOf(LAST_KEY);
-  const tail = listed.length - cut;
-  if (cut < 0 || !detail.startsWith(listed.slice(0, cut)) || !detail.endsWith(listed.slice(cut))) {
-    throw new Error(`the full document of organization ${id} does not extend its listed form`);
-  }
-  return detail.slice(cut, detail.length - tail).replaceAll(`"${id}"`, `"${OWN_ID_REFERENCE}"`);
+/**
+ * The texts an organization's packed forms are made of, as rendered: the `heads` do not depend on the
+ * publish (they are made, and packed, beside the rendering), the `tails` do (`last_modified`, and a
+ * `read_at` the publish adds). The listed form is `item + itemTail`; the details (what the full form
+ * adds, see above) `details + detailsTail`, the organization's own id in them a reference.
+ */
+export interface OrganizationTexts {
+  item: string;
+  details: string;
 }
+
+/**
+ * The heads of an organization rendered as `listJson` and `detailJson` (without `last_modified`, and
+ * without the `read_at` that `addsReadAt` says the publish adds: see render.ts).
+ */
+export function organizationHeads(listJson: string, detailJson: string, id: string, addsReadAt: boolean): OrganizationTexts {
+  const cut = listJson.length - 1;
+  if (!listJson.startsWith(ID_PREFIX) || !detailJson.startsWith(listJson.slice(0, cut))) throw new Error(`the full document of organization ${id} does not extend its listed form`);
+  return { item: listJson.slice(0, cut), details: detailJson.slice(cut, addsReadAt ? -2 : -1).replaceAll(`"${id}"`, `"${OWN_ID_REFERENCE}"`) };
+}
+
+/** The tails of an organization (see OrganizationTexts), as render.ts adds them. */
+export const organizationTails = (lastModified: string, readAt: string | undefined): OrganizationTexts => ({
+  item: lastModifiedSuffix(lastModified),
+  details: readAt === undefined ? '' : readAtSuffix(readAt),
+});
 
 /** Below this many occurrences in the sample, a token or run is not worth a fragment. */
 const MIN_OCCURRENCES = 4;
 /** A reference costs three bytes of UTF-8 at most (two below fragment 0x700); shorter text is kept as it is. */
 const MIN_LENGTH = 4;
 
-/**
- * Makes a snapshot's fragments from a sample of the documents it will pack (see above), then packs
- * documents with them.
- */
+/** Makes a snapshot's fragments from a sample of the texts it will pack (see above). */
 export class FragmentMaker {
   private readonly sample: string[] = [];
   private readonly seeds: readonly string[];
-  private fragmentOf: Map<string, string> | undefined;
-  private recurring: Set<string> | undefined;
 
   /**
    * `seeds`: the inner text of objects known to recur before any is seen (every term's object, in
@@ -130,9 +143,8 @@ export class FragmentMaker {
     this.seeds = seeds;
   }
 
-  /** Adds a document to the sample; none may be added once packing has begun. */
+  /** Adds a text to the sample. */
   observe(json: string): void {
-    if (this.fragmentOf !== undefined) throw new Error('the fragments are made already');
     this.sample.push(json);
   }
 
@@ -140,23 +152,17 @@ export class FragmentMaker {
     return this.sample.length;
   }
 
-  /** The fragments, in the order of their numbers: made from the sample on the first call. */
+  /** The fragments, in the order of their numbers, made from the sample so far. */
   fragments(): string[] {
-    if (this.fragmentOf === undefined) this.make();
-    return [...this.fragmentOf!.keys()];
-  }
-
-  private make(): void {
     const minimum = Math.max(MIN_OCCURRENCES, Math.ceil(this.sample.length / 2500));
     const tokenCounts = new Map<string, number>();
     for (const json of this.sample) for (const token of json.match(TOKENS) ?? []) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
-    this.recurring = new Set([...tokenCounts].filter(([, count]) => count >= minimum).map(([token]) => token));
-    for (const seed of this.seeds) for (const token of seed.match(TOKENS) ?? []) this.recurring.add(token);
+    const recurring = new Set([...tokenCounts].filter(([, count]) => count >= minimum).map(([token]) => token));
+    for (const seed of this.seeds) for (const token of seed.match(TOKENS) ?? []) recurring.add(token);
     const candidates = new Map<string, number>();
     const count = (text: string) => candidates.set(text, (candidates.get(text) ?? 0) + 1);
     for (const json of this.sample) {
-      for (const run of this.runs(json)) {
-        if (typeof run === 'string') continue;
+      for (const run of runsOf(json, recurring)) {
         count(run.join(''));
         if (run.length === 1) continue;
         const pieces = piecesOf(run);
@@ -164,54 +170,94 @@ export class FragmentMaker {
         run.forEach(count);
       }
     }
-    this.sample.length = 0;
     const seeds = new Set(this.seeds);
-    const kept = [...candidates, ...[...seeds].filter((seed) => !candidates.has(seed)).map((seed): [string, number] => [seed, 0])]
+    return [...candidates, ...[...seeds].filter((seed) => !candidates.has(seed)).map((seed): [string, number] => [seed, 0])]
       .filter(([text, occurrences]) => (occurrences >= minimum || seeds.has(text)) && text.length >= MIN_LENGTH)
       // The most used first (they get the shortest references); ties by text, so that the same sample makes the same table.
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      .slice(0, MAX_FRAGMENTS);
-    this.fragmentOf = new Map(kept.map(([text], index) => [text, REFERENCE + String.fromCharCode(FIRST_FRAGMENT + index)]));
+      .slice(0, MAX_FRAGMENTS)
+      .map(([text]) => text);
   }
+}
 
-  /** The tokens of `json`, with consecutive recurring ones grouped (arrays), the others alone. */
-  private *runs(json: string): Generator<string | string[]> {
-    let run: string[] = [];
-    for (const token of json.match(TOKENS) ?? []) {
-      if (this.recurring!.has(token)) {
-        run.push(token);
-        continue;
-      }
-      if (run.length > 0) yield run;
+/** The runs of consecutive recurring tokens of `json`. */
+function* runsOf(json: string, recurring: ReadonlySet<string>): Generator<string[]> {
+  let run: string[] = [];
+  for (const token of json.match(TOKENS) ?? []) {
+    if (recurring.has(token)) {
+      run.push(token);
+    } else if (run.length > 0) {
+      yield run;
       run = [];
-      yield token;
     }
-    if (run.length > 0) yield run;
+  }
+  if (run.length > 0) yield run;
+}
+
+/** Packs texts with a snapshot's fragments (see above). */
+export class Packer {
+  private readonly tree = new FragmentTree();
+
+  constructor(fragments: readonly string[]) {
+    fragments.forEach((text, index) => {
+      let node = this.tree;
+      for (const token of text.match(TOKENS)!) {
+        node.children ??= new Map();
+        let child = node.children.get(token);
+        if (child === undefined) node.children.set(token, (child = new FragmentTree()));
+        node = child;
+      }
+      node.reference = REFERENCE + String.fromCharCode(FIRST_FRAGMENT + index);
+    });
   }
 
-  /** `json` packed: each run of recurring tokens by its fragment, else each of its pieces by theirs, else token by token. */
+  /**
+   * `json` packed: from each token on, the longest fragment that starts there (found in a tree of the
+   * fragments' tokens), else the token as it is (a UUID as its bytes).
+   */
   pack(json: string): string {
-    if (this.fragmentOf === undefined) this.make();
-    const fragmentOf = this.fragmentOf!;
+    const tokens = json.match(TOKENS) ?? [];
     let packed = '';
-    for (const run of this.runs(json)) {
-      if (typeof run === 'string') {
-        packed += UUID_TOKEN.test(run) ? packedUuid(run) : run;
-        continue;
+    for (let at = 0; at < tokens.length; ) {
+      let node = this.tree;
+      let reference: string | undefined;
+      let end = at;
+      for (let next = at; next < tokens.length; ) {
+        const child = node.children?.get(tokens[next]!);
+        if (child === undefined) break;
+        node = child;
+        next++;
+        if (node.reference !== undefined) {
+          reference = node.reference;
+          end = next;
+        }
       }
-      const reference = fragmentOf.get(run.join(''));
       if (reference !== undefined) {
         packed += reference;
-        continue;
-      }
-      for (const piece of run.length === 1 ? [run] : piecesOf(run)) {
-        const pieceReference = piece.length === 1 ? undefined : fragmentOf.get(piece.join(''));
-        if (pieceReference !== undefined) packed += pieceReference;
-        else for (const token of piece) packed += fragmentOf.get(token) ?? token;
+        at = end;
+      } else {
+        const token = tokens[at++]!;
+        packed += UUID_TOKEN.test(token) ? packedUuid(token) : token;
       }
     }
     return packed;
   }
+
+  heads(heads: OrganizationTexts): OrganizationTexts {
+    return { item: this.pack(heads.item), details: this.pack(heads.details) };
+  }
+
+  /** An organization's texts as stored: its heads packed (here, or already), then its tails. */
+  organization(heads: OrganizationTexts, packedHeads: OrganizationTexts | undefined, tails: OrganizationTexts): OrganizationTexts {
+    const packed = packedHeads ?? this.heads(heads);
+    return { item: packed.item + this.pack(tails.item), details: packed.details + this.pack(tails.details) };
+  }
+}
+
+/** A tree of the fragments' tokens: the reference of the fragment that ends at a node, if one does. */
+class FragmentTree {
+  reference: string | undefined = undefined;
+  children: Map<string, FragmentTree> | undefined = undefined;
 }
 
 /**
