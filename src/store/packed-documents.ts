@@ -34,7 +34,9 @@ const OWN_ID = 1;
 const UUID = 2;
 const UUID_BASE64_LENGTH = 22;
 const OWN_ID_REFERENCE = REFERENCE + String.fromCharCode(OWN_ID);
-const UUID_TOKEN = /^"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"$/;
+/** A UUID's token where `lastIndex` says (sticky: it reads nothing before). */
+const UUID_AT = /"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"/y;
+const UUID_TOKEN_LENGTH = 38;
 const FIRST_FRAGMENT = 0x100;
 /** Fragment characters stay below the surrogates, so that every one is a character of its own. */
 const MAX_FRAGMENTS = 0xd800 - FIRST_FRAGMENT;
@@ -196,51 +198,114 @@ function* runsOf(json: string, recurring: ReadonlySet<string>): Generator<string
 
 /** Packs texts with a snapshot's fragments (see above). */
 export class Packer {
-  private readonly tree = new FragmentTree();
+  /**
+   * The tree of the fragments' tokens, flat: node 0 is the root; each other node has its parent, the
+   * hash of its token (tokenHash) and, where a fragment ends there, its reference and its text. Edges
+   * are found in one map by parent and hash (a map per node took 18 MB at 3,000 fragments, which a
+   * rendering worker's heap could not spare). A hash that misleads is caught where the fragment found
+   * is checked against its text before it is used.
+   */
+  private readonly parents: number[] = [-1];
+  private readonly hashes: number[] = [0];
+  private readonly references: (string | undefined)[] = [undefined];
+  private readonly texts: string[] = [''];
+  private readonly edges = new Map<number, number | number[]>();
+
+  /** Per node, the one fragment ending below it (or at it), where only one does; else -1. */
+  private readonly onlyFragment: number[];
 
   constructor(fragments: readonly string[]) {
     fragments.forEach((text, index) => {
-      let node = this.tree;
-      for (const token of text.match(TOKENS)!) {
-        node.children ??= new Map();
-        let child = node.children.get(token);
-        if (child === undefined) node.children.set(token, (child = new FragmentTree()));
-        node = child;
-      }
-      node.reference = REFERENCE + String.fromCharCode(FIRST_FRAGMENT + index);
+      let node = 0;
+      for (const token of text.match(TOKENS)!) node = this.childFor(node, tokenHash(token, 0, token.length));
+      this.references[node] = REFERENCE + String.fromCharCode(FIRST_FRAGMENT + index);
+      this.texts[node] = text;
     });
+    // A child is made after its parent: counted from the last node back, each subtree is done before its parent.
+    const ends = this.parents.map((_, node) => (this.references[node] === undefined ? 0 : 1));
+    this.onlyFragment = this.parents.map((_, node) => (this.references[node] === undefined ? -1 : node));
+    for (let node = this.parents.length - 1; node > 0; node--) {
+      const parent = this.parents[node]!;
+      ends[parent]! += ends[node]!;
+      if (this.onlyFragment[node]! >= 0) this.onlyFragment[parent] = this.onlyFragment[node]!;
+    }
+    for (let node = 0; node < this.parents.length; node++) if (ends[node] !== 1) this.onlyFragment[node] = -1;
+  }
+
+  private child(parent: number, hash: number): number {
+    const found = this.edges.get(edgeKey(parent, hash));
+    if (found === undefined) return -1;
+    if (typeof found === 'number') return this.parents[found] === parent && this.hashes[found] === hash ? found : -1;
+    return found.find((node) => this.parents[node] === parent && this.hashes[node] === hash) ?? -1;
+  }
+
+  private childFor(parent: number, hash: number): number {
+    const found = this.child(parent, hash);
+    if (found >= 0) return found;
+    const node = this.parents.length;
+    this.parents.push(parent);
+    this.hashes.push(hash);
+    this.references.push(undefined);
+    this.texts.push('');
+    const key = edgeKey(parent, hash);
+    const alike = this.edges.get(key);
+    this.edges.set(key, alike === undefined ? node : [...(typeof alike === 'number' ? [alike] : alike), node]);
+    return node;
   }
 
   /**
-   * `json` packed: from each token on, the longest fragment that starts there (found in a tree of the
-   * fragments' tokens), else the token as it is (a UUID as its bytes).
+   * `json` packed: from each token on, the longest fragment that starts there (found in the tree of
+   * the fragments' tokens, by hash, then checked against its text), else the token as it is (a UUID
+   * as its bytes). Tokens are read as positions in `json`, never cut out: on every organization of
+   * every publish, allocation is what costs.
    */
   pack(json: string): string {
-    const tokens = json.match(TOKENS) ?? [];
     let packed = '';
-    for (let at = 0; at < tokens.length; ) {
-      let node = this.tree;
-      let reference: string | undefined;
-      let end = at;
-      for (let next = at; next < tokens.length; ) {
-        const child = node.children?.get(tokens[next]!);
-        if (child === undefined) break;
-        node = child;
-        next++;
-        if (node.reference !== undefined) {
-          reference = node.reference;
-          end = next;
+    let literalFrom = 0;
+    for (let at = 0; at < json.length; ) {
+      let node = 0;
+      let found = -1;
+      let foundEnd = at;
+      let shorter: number[] | undefined;
+      const firstEnd = tokenEnd(json, at);
+      for (let from = at; from < json.length; ) {
+        const end = from === at ? firstEnd : tokenEnd(json, from);
+        node = this.child(node, tokenHash(json, from, end));
+        if (node < 0) break;
+        from = end;
+        // Below here only one fragment ends (a term's object, say): its text is checked at once, not token by token.
+        const only = this.onlyFragment[node]!;
+        if (only >= 0 && only !== node) {
+          if (json.startsWith(this.texts[only]!, at)) {
+            if (found >= 0) (shorter ??= []).push(found, foundEnd);
+            found = only;
+            foundEnd = at + this.texts[only]!.length;
+          }
+          break;
         }
+        if (this.references[node] === undefined) continue;
+        if (found >= 0) (shorter ??= []).push(found, foundEnd);
+        found = node;
+        foundEnd = end;
       }
-      if (reference !== undefined) {
-        packed += reference;
-        at = end;
-      } else {
-        const token = tokens[at++]!;
-        packed += UUID_TOKEN.test(token) ? packedUuid(token) : token;
+      while (found >= 0 && !json.startsWith(this.texts[found]!, at)) {
+        foundEnd = shorter?.pop() ?? at;
+        found = shorter?.pop() ?? -1;
       }
+      if (found >= 0) {
+        packed += json.slice(literalFrom, at) + this.references[found];
+        at = literalFrom = foundEnd;
+        continue;
+      }
+      const end = firstEnd;
+      UUID_AT.lastIndex = at;
+      if (end - at === UUID_TOKEN_LENGTH && UUID_AT.test(json)) {
+        packed += json.slice(literalFrom, at) + packedUuid(json.slice(at, end));
+        literalFrom = end;
+      }
+      at = end;
     }
-    return packed;
+    return packed + json.slice(literalFrom);
   }
 
   heads(heads: OrganizationTexts): OrganizationTexts {
@@ -254,11 +319,40 @@ export class Packer {
   }
 }
 
-/** A tree of the fragments' tokens: the reference of the fragment that ends at a node, if one does. */
-class FragmentTree {
-  reference: string | undefined = undefined;
-  children: Map<string, FragmentTree> | undefined = undefined;
+/** Where the token of JSON text `json` that starts at `from` ends: as TOKENS reads it. */
+function tokenEnd(json: string, from: number): number {
+  if (json.charCodeAt(from) !== 0x22) {
+    const quote = json.indexOf('"', from);
+    return quote < 0 ? json.length : quote;
+  }
+  for (let after = from + 1; ; ) {
+    const quote = json.indexOf('"', after);
+    if (quote < 0) return json.length;
+    let backslashes = 0;
+    while (json.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    after = quote + 1;
+  }
 }
+
+/**
+ * FNV-1a of a token's length and of its first 12 and last 4 characters (the whole of a shorter one):
+ * the tree's edges are found by it (see Packer). Long tokens are mostly names and ids, which no
+ * fragment holds; hashing them whole took a third of the packing.
+ */
+function tokenHash(text: string, from: number, end: number): number {
+  let hash = Math.imul(0x811c9dc5 ^ (end - from), 0x01000193);
+  const head = Math.min(end, from + 12);
+  for (let at = from; at < head; at++) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
+  for (let at = Math.max(head, end - 4); at < end; at++) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
+  return hash;
+}
+
+/**
+ * The key of the edge from `parent` by a token of this hash: 30 bits, so that V8 keeps it as a small
+ * integer (a larger one is a heap number, allocated for every lookup).
+ */
+const edgeKey = (parent: number, hash: number): number => (Math.imul(parent + 1, 0x9e3779b1) ^ hash) & 0x3fffffff;
 
 /**
  * A run of recurring tokens cut around each token where an object opens or closes (one that is no
