@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   const tables = objects.map((object) => ({ ...object, rows: rowsOf(object.name), json: jsonBytes(object.name) }));
 
   log('the organizations as stored and as served ...');
-  const fragments = new Fragments((db.prepare('SELECT text FROM document_fragments ORDER BY position').all() as { text: string }[]).map((row) => row.text));
+  const fragments = new Fragments((db.prepare('SELECT position, text FROM document_fragments').all() as { position: number; text: string }[]).map((row) => [row.position, row.text] as const));
   let organizations = 0;
   const stored = { items: 0, details: 0 };
   const served = { items: 0, documents: 0 };

@@ -2,11 +2,11 @@ import { hash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { organizationId } from '../hsds/ids.ts';
-import { renderOrganization } from '../hsds/render.ts';
+import { classificationOf, renderOrganization } from '../hsds/render.ts';
 import type { RenderedTerm, ResolvedTag } from '../hsds/render.ts';
 import type { OrganizationIdentifierRecord, OrganizationRecord, TagRecord, UrlRecord } from '../hsds/records.ts';
 import { termKey } from '../hsds/records.ts';
-import { organizationHeads, Packer } from '../store/packed-documents.ts';
+import { FragmentNumbers, packedHeads, PackingWriter, RENDERER_FRAGMENTS } from '../store/packed-documents.ts';
 import type { OrganizationTexts } from '../store/packed-documents.ts';
 
 /**
@@ -38,8 +38,10 @@ export interface RenderedRow {
   /** Without `last_modified`, which depends on the previous version (see withLastModified). */
   listJson: string;
   detailJson: string;
-  /** Its heads packed (see packed-documents.ts), once the renderer has the snapshot's fragments. */
-  packedHeads?: OrganizationTexts;
+  /** Its texts packed, but for what the publish adds (see packed-documents.ts packedHeads). */
+  packedHeads: OrganizationTexts;
+  /** Fragments first met in rendering it, with their numbers. */
+  fragments: [number, string][];
   /** Ids of its terms, each once: given, linked, then implied. */
   termIds: string[];
   taxStatus: string | undefined;
@@ -81,12 +83,16 @@ export function vocabularyForRendering(
 export class RowRenderer {
   private readonly termByKey: Map<string, RenderedTerm>;
   private readonly implied: Map<string, readonly TagRecord[]>;
-  /** Set once the snapshot's fragments are made: rows are then packed as they are rendered. */
-  packer: Packer | undefined;
+  private readonly packing: PackingWriter;
+  private readonly numbers = new FragmentNumbers(RENDERER_FRAGMENTS);
 
   constructor(vocabulary: RenderVocabulary) {
     this.termByKey = new Map(vocabulary.terms);
     this.implied = new Map(vocabulary.implied);
+    // Each term's objects, shared by every organization it classifies, are a fragment each.
+    const whole = new WeakSet<object>();
+    for (const term of this.termByKey.values()) whole.add(term.object).add(classificationOf(term));
+    this.packing = new PackingWriter(this.numbers, whole);
   }
 
   render(row: StagedRow): RenderedRow {
@@ -119,7 +125,8 @@ export class RowRenderer {
       needsReadAt,
       listJson: rendered.listJson,
       detailJson: rendered.detailJson,
-      packedHeads: this.packer?.heads(organizationHeads(rendered.listJson, rendered.detailJson, rendered.id, needsReadAt)),
+      packedHeads: packedHeads(this.packing, rendered.listItem, rendered.detail, rendered.id, needsReadAt),
+      fragments: this.numbers.takeNew(),
       termIds: tags.map(({ term }) => term.id),
       taxStatus: record.taxStatus,
       name: organization.name,
@@ -183,8 +190,6 @@ function uniqueIdentifiers(identifiers: readonly OrganizationIdentifierRecord[])
 /** Renders batches of rows, in order, here or on a worker thread. */
 export interface BatchRenderer {
   render(rows: StagedRow[]): Promise<RenderedRow[]>;
-  /** The snapshot's fragments, made: rows rendered from now on come packed too. */
-  usePacker(fragments: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -198,11 +203,7 @@ export const workersPay = (organizations: number): boolean => organizations >= W
 export function batchRenderer(vocabulary: RenderVocabulary, inWorker: boolean): BatchRenderer {
   if (!inWorker) {
     const renderer = new RowRenderer(vocabulary);
-    return {
-      render: async (rows) => rows.map((row) => renderer.render(row)),
-      usePacker: (fragments) => void (renderer.packer = new Packer(fragments)),
-      close: async () => {},
-    };
+    return { render: async (rows) => rows.map((row) => renderer.render(row)), close: async () => {} };
   }
   return new WorkerRenderer(vocabulary);
 }
@@ -232,10 +233,6 @@ class WorkerRenderer implements BatchRenderer {
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`the rendering worker stopped (exit code ${code})`)));
-  }
-
-  usePacker(fragments: readonly string[]): void {
-    this.worker.postMessage({ fragments });
   }
 
   render(rows: StagedRow[]): Promise<RenderedRow[]> {

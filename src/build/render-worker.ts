@@ -1,17 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RowRenderer } from './render-organizations.ts';
 import type { RenderVocabulary, StagedRow } from './render-organizations.ts';
-import { Packer } from '../store/packed-documents.ts';
 
-/** The worker thread of render-organizations.ts: renders (and, once it has the fragments, packs) each batch it is sent and sends it back. */
+/** The worker thread of render-organizations.ts: renders and packs each batch it is sent and sends it back. */
 const renderer = new RowRenderer(workerData as RenderVocabulary);
 
-parentPort!.on('message', (message: { batch: number; rows: StagedRow[] } | { fragments: string[] }) => {
-  if ('fragments' in message) {
-    renderer.packer = new Packer(message.fragments);
-    return;
-  }
-  const { batch, rows } = message;
+parentPort!.on('message', ({ batch, rows }: { batch: number; rows: StagedRow[] }) => {
   try {
     parentPort!.postMessage({ batch, rendered: rows.map((row) => renderer.render(row)) });
   } catch (error) {

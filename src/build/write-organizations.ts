@@ -1,9 +1,8 @@
 import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { documentCheck } from '../store/document-check.ts';
-import { FragmentMaker, organizationHeads, organizationTails, Packer } from '../store/packed-documents.ts';
-import type { OrganizationTexts } from '../store/packed-documents.ts';
-import { classificationOf, withLastModified, withReadAt } from '../hsds/render.ts';
+import { FragmentNumbers, PackingWriter, withTails, WRITER_FRAGMENTS } from '../store/packed-documents.ts';
+import { withLastModified, withReadAt } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
@@ -78,11 +77,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   const renderer = batchRenderer(vocabularyForRendering(writer.termByKey, writer.input.impliedTags), writer.renderInWorker);
   let position = 0;
   try {
-    // Every term's object, as a classification and as an attribute's term: a fragment each (see packed-documents.ts).
-    const inside = (object: object) => JSON.stringify(object).slice(1, -1);
-    const packed = new PackedWriter(db, [...writer.termByKey.values()].flatMap((term) => [inside(classificationOf(term)), inside(term.object)]), (fragments) =>
-      renderer.usePacker(fragments),
-    );
+    const packed = new PackedWriter(db);
     const write = (rendered: RenderedRow) => {
       const carried = writer.previous.carriedOn(rendered.id, rendered.externalId, rendered.contentHash);
       // The column is when this line of versions last changed it (what `modified_after` and the changes
@@ -92,7 +87,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
       const detailJson = withLastModified(rendered.needsReadAt ? withReadAt(rendered.detailJson, modifiedAt) : rendered.detailJson, lastModified);
       writer.hash.update(detailJson).update('\n');
       insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, storedInstant(modifiedAt), storedInstant(carried.addedAt ?? writer.publishedAt));
-      packed.add(position, rendered, organizationTails(lastModified, rendered.needsReadAt ? modifiedAt : undefined));
+      packed.add(position, rendered, lastModified, rendered.needsReadAt ? modifiedAt : undefined);
       const terms = rendered.termIds.map((id) => termById.get(id)!);
       const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
       writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);
@@ -139,59 +134,35 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
   return position;
 }
 
-/** Organizations whose JSON makes the fragments (see packed-documents.ts): the first in served order. */
-const FRAGMENT_SAMPLE = 10_000;
-
 /**
- * Writes the organizations' two forms packed (see packed-documents.ts), and the fragments: the first
- * FRAGMENT_SAMPLE are held until the fragments are made from them, then given to the renderer, which
- * packs the rows it renders from then on (those already on their way are packed here).
+ * Writes the organizations' two forms packed (see packed-documents.ts): the heads as the renderer
+ * packed them, with what the publish adds; then the fragments, the renderer's and its own.
  */
 class PackedWriter {
   private readonly insertItem: StatementSync;
   private readonly insertDetails: StatementSync;
   private readonly db: DatabaseSync;
-  private readonly maker: FragmentMaker;
-  private readonly onFragments: (fragments: readonly string[]) => void;
-  private packer: Packer | undefined;
-  private held: { position: number; heads: OrganizationTexts; tails: OrganizationTexts }[] = [];
+  private readonly numbers = new FragmentNumbers(WRITER_FRAGMENTS);
+  private readonly packing = new PackingWriter(this.numbers);
+  private readonly fragments: [number, string][] = [];
 
-  constructor(db: DatabaseSync, seeds: readonly string[], onFragments: (fragments: readonly string[]) => void) {
+  constructor(db: DatabaseSync) {
     this.db = db;
-    this.maker = new FragmentMaker(seeds);
-    this.onFragments = onFragments;
     this.insertItem = db.prepare('INSERT INTO organization_items (position, json, json_crc) VALUES (?, ?, ?)');
     this.insertDetails = db.prepare('INSERT INTO organization_documents (position, json, json_crc) VALUES (?, ?, ?)');
   }
 
-  add(position: number, rendered: RenderedRow, tails: OrganizationTexts): void {
-    const heads = () => organizationHeads(rendered.listJson, rendered.detailJson, rendered.id, rendered.needsReadAt);
-    if (this.packer !== undefined) return this.write(position, this.packer.organization(rendered.packedHeads ?? heads(), rendered.packedHeads, tails));
-    const held = { position, heads: heads(), tails };
-    this.held.push(held);
-    for (const text of [held.heads.item, held.heads.details, tails.item, tails.details]) this.maker.observe(text);
-    if (this.held.length >= FRAGMENT_SAMPLE) this.release();
-  }
-
-  /** Writes what is held (when there were fewer organizations than the sample) and the fragments. */
-  finish(): void {
-    if (this.packer === undefined) this.release();
-  }
-
-  private release(): void {
-    const fragments = this.maker.fragments();
-    const insertFragment = this.db.prepare('INSERT INTO document_fragments (position, text) VALUES (?, ?)');
-    fragments.forEach((text, index) => insertFragment.run(index, text));
-    const packer = new Packer(fragments);
-    this.packer = packer;
-    this.onFragments(fragments);
-    for (const { position, heads, tails } of this.held) this.write(position, packer.organization(heads, undefined, tails));
-    this.held = [];
-  }
-
-  private write(position: number, { item, details }: OrganizationTexts): void {
+  add(position: number, rendered: RenderedRow, lastModified: string, readAt: string | undefined): void {
+    for (const fragment of rendered.fragments) this.fragments.push(fragment);
+    const { item, details } = withTails(this.packing, rendered.packedHeads, lastModified, readAt);
     this.insertItem.run(position, item, documentCheck(item));
     this.insertDetails.run(position, details, documentCheck(details));
+  }
+
+  /** Writes the fragments. */
+  finish(): void {
+    const insertFragment = this.db.prepare('INSERT INTO document_fragments (position, text) VALUES (?, ?)');
+    for (const [number, text] of [...this.fragments, ...this.numbers.takeNew()]) insertFragment.run(number, text);
   }
 }
 

@@ -92,18 +92,28 @@ export const withLastModified = (json: string, lastModified: string): string => 
 /** What withLastModified puts in place of the closing brace. */
 export const lastModifiedSuffix = (lastModified: string): string => `,"last_modified":${JSON.stringify(lastModified)}}`;
 
-/** A term as an organization's `classifications` list it (this profile's compact form). */
-export const classificationOf = (term: RenderedTerm): Json => ({
-  ...compact({ taxonomy: term.taxonomy?.code, taxonomy_id: term.taxonomy?.id }),
-  taxonomy_term_id: term.id,
-  code: term.code,
-  name: term.name,
-});
+const classifications = new WeakMap<RenderedTerm, Json>();
+
+/**
+ * A term as an organization's `classifications` list it (this profile's compact form): one object per
+ * term, which every organization it classifies shares (packed-documents.ts writes it as one fragment).
+ */
+export function classificationOf(term: RenderedTerm): Json {
+  let classification = classifications.get(term);
+  if (classification === undefined) {
+    classification = { ...compact({ taxonomy: term.taxonomy?.code, taxonomy_id: term.taxonomy?.id }), taxonomy_term_id: term.id, code: term.code, name: term.name };
+    classifications.set(term, classification);
+  }
+  return classification;
+}
 
 export interface RenderedOrganization {
   id: string;
   listJson: string;
   detailJson: string;
+  /** The objects rendered as `listJson` and `detailJson`. */
+  listItem: Json;
+  detail: Json;
 }
 
 export interface ResolvedTag {
@@ -172,5 +182,5 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
       ? {}
       : { provenance: { source: record.provenance.source, location: record.provenance.location, source_id: record.provenance.sourceId, ...compact({ read_at: record.provenance.readAt }) } }),
   };
-  return { id, listJson: JSON.stringify(listItem), detailJson: JSON.stringify(detail) };
+  return { id, listJson: JSON.stringify(listItem), detailJson: JSON.stringify(detail), listItem, detail };
 }

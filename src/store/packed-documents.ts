@@ -1,5 +1,4 @@
 import { AlteredDocument } from './document-check.ts';
-import { lastModifiedSuffix, readAtSuffix } from '../hsds/render.ts';
 
 /**
  * How a snapshot keeps its organizations' JSON in a third of the bytes, and gives back the very bytes
@@ -8,23 +7,24 @@ import { lastModifiedSuffix, readAtSuffix } from '../hsds/render.ts';
  * a source's name, a publish time), and in the full form the organization's own id (each attribute
  * and identifier links to it) and everything the list form already holds.
  *
- * - **Fragments.** At publish, the JSON of a sample of organizations is cut into tokens (each string
- *   literal, and the text between two of them), and what recurs in it — a run of consecutive tokens
- *   each found in at least one in a thousand documents, or one such token — becomes a fragment of the
- *   snapshot (`document_fragments`, see tables.ts). A packed document is its JSON with each fragment it
- *   holds written as a reference: U+0001 then one character, code 0x100 + the fragment's number.
- *   U+0001 never occurs in JSON text (JSON.stringify writes control characters escaped), so a
- *   reference cannot be mistaken for text. Unpacking joins the text and the fragments back.
+ * - **Fragments.** Each organization is written packed as it is rendered (PackingWriter: the JSON
+ *   that JSON.stringify gives, value by value), with a reference in place of each piece that recurs:
+ *   a key with the punctuation before it (`,"name":`), a term's whole object (as a classification, and
+ *   as an attribute's term), and the value of a key whose values are few (CATEGORICAL: a tax status,
+ *   a source, a publish time). A piece becomes a fragment of the snapshot (`document_fragments`, see
+ *   tables.ts) the first time it is met, and the reference is U+0001 then one character, code 0x100 +
+ *   the fragment's number. U+0001 never occurs in JSON text (JSON.stringify writes control characters
+ *   escaped), so a reference cannot be mistaken for text. Unpacking joins the text and the fragments.
  * - **Ids.** A string that is a lowercase UUID (36 characters) is kept as its 16 bytes in base64url:
  *   U+0001 U+0002 then 22 characters.
  * - **The full form is the listed one plus details.** `organization_items` keeps the listed form;
  *   `organization_documents` only what the full form adds (the details), before the listed form's last
  *   key (`last_modified`): the full document is the one spliced into the other. In the details the
- *   organization's id is a reference too (U+0001 U+0001), which a fragment of details may hold.
+ *   organization's id is a reference too (U+0001 U+0001).
  *
- * A fragment table is made from a sample, so any input works: a dataset with nothing in common
- * between its organizations packs to its plain JSON. Each stored text keeps its check (see
- * document-check.ts), which is of the packed text: what the disk holds.
+ * Packing costs a walk of what is rendered, never a reading of its text: a tokenizing packer that
+ * found fragments in a sample took 25 µs an organization, which tripled the import's writing. Each
+ * stored text keeps its check (see document-check.ts), which is of the packed text: what the disk holds.
  */
 
 const REFERENCE = '\u0001';
@@ -34,9 +34,6 @@ const OWN_ID = 1;
 const UUID = 2;
 const UUID_BASE64_LENGTH = 22;
 const OWN_ID_REFERENCE = REFERENCE + String.fromCharCode(OWN_ID);
-/** A UUID's token where `lastIndex` says (sticky: it reads nothing before). */
-const UUID_AT = /"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"/y;
-const UUID_TOKEN_LENGTH = 38;
 const FIRST_FRAGMENT = 0x100;
 /** Fragment characters stay below the surrogates, so that every one is a character of its own. */
 const MAX_FRAGMENTS = 0xd800 - FIRST_FRAGMENT;
@@ -46,16 +43,16 @@ const LAST_KEY = ',"last_modified":';
 const ID_PREFIX = '{"id":"';
 const ID_LENGTH = 36;
 
-/** Tokens of JSON text: each string literal whole, and each run of other characters. */
-const TOKENS = /"(?:[^"\\]|\\.)*"|[^"]+/g;
-
 /** The fragments of one snapshot, as it unpacks its documents. */
 export class Fragments {
   /** Each fragment's text, or where it holds the own id (a fragment of details), its parts around it. */
   private readonly texts: readonly (string | string[])[];
 
-  constructor(texts: readonly string[]) {
-    this.texts = texts.map((text) => (text.includes(OWN_ID_REFERENCE) ? text.split(OWN_ID_REFERENCE) : text));
+  /** `fragments`: each fragment's number and text (numbers may leave gaps: see FragmentNumbers). */
+  constructor(fragments: Iterable<readonly [number, string]>) {
+    const texts: (string | string[])[] = [];
+    for (const [number, text] of fragments) texts[number] = text.includes(OWN_ID_REFERENCE) ? text.split(OWN_ID_REFERENCE) : text;
+    this.texts = texts;
   }
 
   /** `packed` with every reference replaced by its text (`ownId` for the organization's own id). */
@@ -92,285 +89,205 @@ export class Fragments {
 }
 
 /** A UUID as packed: its 16 bytes in base64url. */
-const packedUuid = (token: string): string =>
-  `"${REFERENCE}${String.fromCharCode(UUID)}${Buffer.from(token.slice(1, -1).replaceAll('-', ''), 'hex').toString('base64url')}"`;
+/** A UUID's JSON (with its quotes) packed: its 16 bytes in base64url. */
+function packedUuid(uuid: string): string {
+  // Written here, not through a Buffer: four ids an organization, where a Buffer's making cost more than the rest of its packing.
+  let packed = `"${REFERENCE}${String.fromCharCode(UUID)}`;
+  let bits = 0;
+  let held = 0;
+  for (let at = 0; at < uuid.length; at++) {
+    const code = uuid.charCodeAt(at);
+    if (code === 0x2d) continue;
+    bits = (bits << 4) | (code <= 0x39 ? code - 0x30 : code - 0x57);
+    held += 4;
+    if (held >= 6) {
+      held -= 6;
+      packed += BASE64URL[(bits >> held) & 0x3f];
+    }
+  }
+  return `${packed}${BASE64URL[(bits << (6 - held)) & 0x3f]}"`;
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 function uuidOf(base64: string): string {
   const hex = Buffer.from(base64, 'base64url').toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/**
- * The texts an organization's packed forms are made of, as rendered: the `heads` do not depend on the
- * publish (they are made, and packed, beside the rendering), the `tails` do (`last_modified`, and a
- * `read_at` the publish adds). The listed form is `item + itemTail`; the details (what the full form
- * adds, see above) `details + detailsTail`, the organization's own id in them a reference.
- */
+/** An organization's two packed texts: its listed form, and what its full form adds (see above). */
 export interface OrganizationTexts {
   item: string;
   details: string;
 }
 
 /**
- * The heads of an organization rendered as `listJson` and `detailJson` (without `last_modified`, and
- * without the `read_at` that `addsReadAt` says the publish adds: see render.ts).
+ * Gives pieces fragment numbers as they are first met, within a range: the render worker numbers what
+ * it renders, the writer what it adds (the times of the publish), each in a range of its own, so that
+ * neither waits for the other. Beyond its range a piece is written as it is.
  */
-export function organizationHeads(listJson: string, detailJson: string, id: string, addsReadAt: boolean): OrganizationTexts {
-  const cut = listJson.length - 1;
-  if (!listJson.startsWith(ID_PREFIX) || !detailJson.startsWith(listJson.slice(0, cut))) throw new Error(`the full document of organization ${id} does not extend its listed form`);
-  return { item: listJson.slice(0, cut), details: detailJson.slice(cut, addsReadAt ? -2 : -1).replaceAll(`"${id}"`, `"${OWN_ID_REFERENCE}"`) };
-}
+export class FragmentNumbers {
+  private readonly references = new Map<string, string>();
+  private next: number;
+  private readonly end: number;
+  /** Fragments numbered since the last call of takeNew. */
+  private fresh: [number, string][] = [];
 
-/** The tails of an organization (see OrganizationTexts), as render.ts adds them. */
-export const organizationTails = (lastModified: string, readAt: string | undefined): OrganizationTexts => ({
-  item: lastModifiedSuffix(lastModified),
-  details: readAt === undefined ? '' : readAtSuffix(readAt),
-});
-
-/** Below this many occurrences in the sample, a token or run is not worth a fragment. */
-const MIN_OCCURRENCES = 4;
-/** A reference costs three bytes of UTF-8 at most (two below fragment 0x700); shorter text is kept as it is. */
-const MIN_LENGTH = 4;
-
-/** Makes a snapshot's fragments from a sample of the texts it will pack (see above). */
-export class FragmentMaker {
-  private readonly sample: string[] = [];
-  private readonly seeds: readonly string[];
-
-  /**
-   * `seeds`: the inner text of objects known to recur before any is seen (every term's object, in
-   * each form an organization holds it), made fragments however seldom the sample holds them.
-   */
-  constructor(seeds: readonly string[] = []) {
-    this.seeds = seeds;
+  constructor(range: { first: number; end: number }) {
+    this.next = range.first;
+    this.end = range.end;
   }
 
-  /** Adds a text to the sample. */
-  observe(json: string): void {
-    this.sample.push(json);
+  /** The reference of `text`, numbered now if it is new; `text` itself once the range is full. */
+  reference(text: string): string {
+    let reference = this.references.get(text);
+    if (reference !== undefined) return reference;
+    if (this.next >= this.end) return text;
+    reference = REFERENCE + String.fromCharCode(FIRST_FRAGMENT + this.next);
+    this.references.set(text, reference);
+    this.fresh.push([this.next++, text]);
+    return reference;
   }
 
-  get sampled(): number {
-    return this.sample.length;
-  }
-
-  /** The fragments, in the order of their numbers, made from the sample so far. */
-  fragments(): string[] {
-    const minimum = Math.max(MIN_OCCURRENCES, Math.ceil(this.sample.length / 2500));
-    const tokenCounts = new Map<string, number>();
-    for (const json of this.sample) for (const token of json.match(TOKENS) ?? []) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
-    const recurring = new Set([...tokenCounts].filter(([, count]) => count >= minimum).map(([token]) => token));
-    for (const seed of this.seeds) for (const token of seed.match(TOKENS) ?? []) recurring.add(token);
-    const candidates = new Map<string, number>();
-    const count = (text: string) => candidates.set(text, (candidates.get(text) ?? 0) + 1);
-    for (const json of this.sample) {
-      for (const run of runsOf(json, recurring)) {
-        count(run.join(''));
-        if (run.length === 1) continue;
-        const pieces = piecesOf(run);
-        if (pieces.length > 1) for (const piece of pieces) count(piece.join(''));
-        run.forEach(count);
-      }
-    }
-    const seeds = new Set(this.seeds);
-    return [...candidates, ...[...seeds].filter((seed) => !candidates.has(seed)).map((seed): [string, number] => [seed, 0])]
-      .filter(([text, occurrences]) => (occurrences >= minimum || seeds.has(text)) && text.length >= MIN_LENGTH)
-      // The most used first (they get the shortest references); ties by text, so that the same sample makes the same table.
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      .slice(0, MAX_FRAGMENTS)
-      .map(([text]) => text);
+  /** The fragments numbered since the last call. */
+  takeNew(): [number, string][] {
+    const fresh = this.fresh;
+    this.fresh = [];
+    return fresh;
   }
 }
 
-/** The runs of consecutive recurring tokens of `json`. */
-function* runsOf(json: string, recurring: ReadonlySet<string>): Generator<string[]> {
-  let run: string[] = [];
-  for (const token of json.match(TOKENS) ?? []) {
-    if (recurring.has(token)) {
-      run.push(token);
-    } else if (run.length > 0) {
-      yield run;
-      run = [];
-    }
-  }
-  if (run.length > 0) yield run;
-}
+/** The numbers the writer gives (what depends on the publish: see PackingWriter.tails); the renderer's follow. */
+export const WRITER_FRAGMENTS = { first: 0, end: 1024 };
+export const RENDERER_FRAGMENTS = { first: 1024, end: MAX_FRAGMENTS };
 
-/** Packs texts with a snapshot's fragments (see above). */
-export class Packer {
-  /**
-   * The tree of the fragments' tokens, flat: node 0 is the root; each other node has its parent, the
-   * hash of its token (tokenHash) and, where a fragment ends there, its reference and its text. Edges
-   * are found in one map by parent and hash (a map per node took 18 MB at 3,000 fragments, which a
-   * rendering worker's heap could not spare). A hash that misleads is caught where the fragment found
-   * is checked against its text before it is used.
-   */
-  private readonly parents: number[] = [-1];
-  private readonly hashes: number[] = [0];
-  private readonly references: (string | undefined)[] = [undefined];
-  private readonly texts: string[] = [''];
-  private readonly edges = new Map<number, number | number[]>();
+/**
+ * Keys whose values are few, however many organizations: each of their members (key and value) is a
+ * fragment (`year_incorporated` a hundred-odd years, `location` the sources' files, `last_modified`
+ * the publishes). A key whose values turn out many only fills its range of numbers sooner, after which
+ * values are written as they are.
+ */
+const CATEGORICAL = new Set([
+  'tax_status',
+  'legal_status',
+  'year_incorporated',
+  'link_entity',
+  'link_type',
+  'label',
+  'identifier_scheme',
+  'identifier_type',
+  'source',
+  'location',
+  'read_at',
+  'last_modified',
+  // Ids of the terms and taxonomies: a thousand-odd.
+  'taxonomy_term_id',
+  'taxonomy_id',
+]);
 
-  /** Per node, the one fragment ending below it (or at it), where only one does; else -1. */
-  private readonly onlyFragment: number[];
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-  constructor(fragments: readonly string[]) {
-    fragments.forEach((text, index) => {
-      let node = 0;
-      for (const token of text.match(TOKENS)!) node = this.childFor(node, tokenHash(token, 0, token.length));
-      this.references[node] = REFERENCE + String.fromCharCode(FIRST_FRAGMENT + index);
-      this.texts[node] = text;
-    });
-    // A child is made after its parent: counted from the last node back, each subtree is done before its parent.
-    const ends = this.parents.map((_, node) => (this.references[node] === undefined ? 0 : 1));
-    this.onlyFragment = this.parents.map((_, node) => (this.references[node] === undefined ? -1 : node));
-    for (let node = this.parents.length - 1; node > 0; node--) {
-      const parent = this.parents[node]!;
-      ends[parent]! += ends[node]!;
-      if (this.onlyFragment[node]! >= 0) this.onlyFragment[parent] = this.onlyFragment[node]!;
-    }
-    for (let node = 0; node < this.parents.length; node++) if (ends[node] !== 1) this.onlyFragment[node] = -1;
-  }
+/**
+ * Writes values packed, as JSON.stringify writes them: the same keys in the same order, the same
+ * escapes, nothing of what it leaves out (undefined values and functions in objects; `null` for them
+ * in arrays). `whole`: objects written as one fragment each (a term's objects, which every organization
+ * it classifies shares).
+ */
+export class PackingWriter {
+  private readonly numbers: FragmentNumbers;
+  private readonly whole: WeakSet<object>;
+  /** By key: the references of its name, of its members of each value (CATEGORICAL), and of its member of the own id; after `{` and after `,`. */
+  private readonly members_ = new Map<string, { name: Partial<Record<'{' | ',', string>>; values: Record<'{' | ',', Map<unknown, string>>; ownId: Partial<Record<'{' | ',', string>> }>();
+  /** The references of the whole objects (see `whole`), once made. */
+  private readonly wholeReferences = new WeakMap<object, string>();
 
-  private child(parent: number, hash: number): number {
-    const found = this.edges.get(edgeKey(parent, hash));
-    if (found === undefined) return -1;
-    if (typeof found === 'number') return this.parents[found] === parent && this.hashes[found] === hash ? found : -1;
-    return found.find((node) => this.parents[node] === parent && this.hashes[node] === hash) ?? -1;
+  constructor(numbers: FragmentNumbers, whole: WeakSet<object> = new WeakSet()) {
+    this.numbers = numbers;
+    this.whole = whole;
   }
 
-  private childFor(parent: number, hash: number): number {
-    const found = this.child(parent, hash);
-    if (found >= 0) return found;
-    const node = this.parents.length;
-    this.parents.push(parent);
-    this.hashes.push(hash);
-    this.references.push(undefined);
-    this.texts.push('');
-    const key = edgeKey(parent, hash);
-    const alike = this.edges.get(key);
-    this.edges.set(key, alike === undefined ? node : [...(typeof alike === 'number' ? [alike] : alike), node]);
-    return node;
-  }
-
-  /**
-   * `json` packed: from each token on, the longest fragment that starts there (found in the tree of
-   * the fragments' tokens, by hash, then checked against its text), else the token as it is (a UUID
-   * as its bytes). Tokens are read as positions in `json`, never cut out: on every organization of
-   * every publish, allocation is what costs.
-   */
-  pack(json: string): string {
-    let packed = '';
-    let literalFrom = 0;
-    for (let at = 0; at < json.length; ) {
-      let node = 0;
-      let found = -1;
-      let foundEnd = at;
-      let shorter: number[] | undefined;
-      const firstEnd = tokenEnd(json, at);
-      for (let from = at; from < json.length; ) {
-        const end = from === at ? firstEnd : tokenEnd(json, from);
-        node = this.child(node, tokenHash(json, from, end));
-        if (node < 0) break;
-        from = end;
-        // Below here only one fragment ends (a term's object, say): its text is checked at once, not token by token.
-        const only = this.onlyFragment[node]!;
-        if (only >= 0 && only !== node) {
-          if (json.startsWith(this.texts[only]!, at)) {
-            if (found >= 0) (shorter ??= []).push(found, foundEnd);
-            found = only;
-            foundEnd = at + this.texts[only]!.length;
-          }
-          break;
+  /** `value` packed; `ownId`: the organization's id, written as its reference (in details). */
+  value(value: unknown, key: string | undefined, ownId?: string): string {
+    switch (typeof value) {
+      case 'string':
+        if (value === ownId) return `"${OWN_ID_REFERENCE}"`;
+        if (value.length === 36 && UUID_TEXT.test(value)) return packedUuid(value);
+        return key !== undefined && CATEGORICAL.has(key) ? this.numbers.reference(JSON.stringify(value)) : JSON.stringify(value);
+      case 'number':
+      case 'boolean':
+        return key !== undefined && CATEGORICAL.has(key) ? this.numbers.reference(JSON.stringify(value)) : JSON.stringify(value);
+      case 'object':
+        if (value === null) return 'null';
+        if (Array.isArray(value)) return `[${value.map((item) => (item === undefined || typeof item === 'function' || typeof item === 'symbol' ? 'null' : this.value(item, key, ownId))).join(',')}]`;
+        if (this.whole.has(value)) {
+          let reference = this.wholeReferences.get(value);
+          if (reference === undefined) this.wholeReferences.set(value, (reference = this.numbers.reference(JSON.stringify(value))));
+          return reference;
         }
-        if (this.references[node] === undefined) continue;
-        if (found >= 0) (shorter ??= []).push(found, foundEnd);
-        found = node;
-        foundEnd = end;
-      }
-      while (found >= 0 && !json.startsWith(this.texts[found]!, at)) {
-        foundEnd = shorter?.pop() ?? at;
-        found = shorter?.pop() ?? -1;
-      }
-      if (found >= 0) {
-        packed += json.slice(literalFrom, at) + this.references[found];
-        at = literalFrom = foundEnd;
+        if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return this.value((value as { toJSON: (key: string) => unknown }).toJSON(key ?? ''), key, ownId);
+        return `${this.members(value as Record<string, unknown>, 0, ownId)}}`;
+      default:
+        throw new Error(`cannot pack a value of type ${typeof value}`);
+    }
+  }
+
+  /**
+   * One member packed, after `punctuation` (`{` for an object's first, `,` for the others): one
+   * fragment for the key and a value of few (CATEGORICAL, or the own id), else the key's fragment and
+   * the value.
+   */
+  member(punctuation: '{' | ',', key: string, value: unknown, ownId?: string): string {
+    // The references of a key's members are kept by key and value as given: no text is made, nor
+    // hashed, to look one up (that was a third of the packing).
+    let known = this.members_.get(key);
+    if (known === undefined) this.members_.set(key, (known = { name: {}, values: { '{': new Map(), ',': new Map() }, ownId: {} }));
+    if (value === ownId) return (known.ownId[punctuation] ??= this.numbers.reference(`${punctuation}${JSON.stringify(key)}:"${OWN_ID_REFERENCE}"`));
+    if (CATEGORICAL.has(key) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
+      const values = known.values[punctuation];
+      let reference = values.get(value);
+      if (reference === undefined) values.set(value, (reference = this.numbers.reference(`${punctuation}${JSON.stringify(key)}:${JSON.stringify(value)}`)));
+      return reference;
+    }
+    return (known.name[punctuation] ??= this.numbers.reference(`${punctuation}${JSON.stringify(key)}:`)) + this.value(value, key, ownId);
+  }
+
+  /**
+   * The members of `object` from the `from`-th on, packed, each with the punctuation before it (`{`
+   * before the object's first), without the closing brace.
+   */
+  members(object: Record<string, unknown>, from: number, ownId?: string): string {
+    let packed = '';
+    let index = 0;
+    let written = 0;
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
+      const member = object[key];
+      if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+      if (index++ < from) {
+        written++;
         continue;
       }
-      const end = firstEnd;
-      UUID_AT.lastIndex = at;
-      if (end - at === UUID_TOKEN_LENGTH && UUID_AT.test(json)) {
-        packed += json.slice(literalFrom, at) + packedUuid(json.slice(at, end));
-        literalFrom = end;
-      }
-      at = end;
+      packed += this.member(written++ === 0 ? '{' : ',', key, member, ownId);
     }
-    return packed + json.slice(literalFrom);
-  }
-
-  heads(heads: OrganizationTexts): OrganizationTexts {
-    return { item: this.pack(heads.item), details: this.pack(heads.details) };
-  }
-
-  /** An organization's texts as stored: its heads packed (here, or already), then its tails. */
-  organization(heads: OrganizationTexts, packedHeads: OrganizationTexts | undefined, tails: OrganizationTexts): OrganizationTexts {
-    const packed = packedHeads ?? this.heads(heads);
-    return { item: packed.item + this.pack(tails.item), details: packed.details + this.pack(tails.details) };
-  }
-}
-
-/** Where the token of JSON text `json` that starts at `from` ends: as TOKENS reads it. */
-function tokenEnd(json: string, from: number): number {
-  if (json.charCodeAt(from) !== 0x22) {
-    const quote = json.indexOf('"', from);
-    return quote < 0 ? json.length : quote;
-  }
-  for (let after = from + 1; ; ) {
-    const quote = json.indexOf('"', after);
-    if (quote < 0) return json.length;
-    let backslashes = 0;
-    while (json.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
-    if (backslashes % 2 === 0) return quote + 1;
-    after = quote + 1;
+    return written === 0 ? '{' : packed;
   }
 }
 
 /**
- * FNV-1a of a token's length and of its first 12 and last 4 characters (the whole of a shorter one):
- * the tree's edges are found by it (see Packer). Long tokens are mostly names and ids, which no
- * fragment holds; hashing them whole took a third of the packing.
+ * An organization's heads, packed as render.ts gives them (see PackingWriter): the listed form less its
+ * closing brace, and the members the full form adds, without the closing brace of the provenance
+ * when the publish adds its `read_at` (`addsReadAt`). The writer adds the tails (withTails).
  */
-function tokenHash(text: string, from: number, end: number): number {
-  let hash = Math.imul(0x811c9dc5 ^ (end - from), 0x01000193);
-  const head = Math.min(end, from + 12);
-  for (let at = from; at < head; at++) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
-  for (let at = Math.max(head, end - 4); at < end; at++) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
-  return hash;
+export function packedHeads(writer: PackingWriter, listItem: Record<string, unknown>, detail: Record<string, unknown>, id: string, addsReadAt: boolean): OrganizationTexts {
+  const listedKeys = Object.keys(listItem).filter((key) => listItem[key] !== undefined).length;
+  const details = writer.members(detail, listedKeys, id);
+  return { item: writer.members(listItem, 0), details: addsReadAt ? details.slice(0, -1) : details };
 }
 
-/**
- * The key of the edge from `parent` by a token of this hash: 30 bits, so that V8 keeps it as a small
- * integer (a larger one is a heap number, allocated for every lookup).
- */
-const edgeKey = (parent: number, hash: number): number => (Math.imul(parent + 1, 0x9e3779b1) ^ hash) & 0x3fffffff;
-
-/**
- * A run of recurring tokens cut around each token where an object opens or closes (one that is no
- * string and holds `{` or `}`), so that a run whose whole recurs too seldom (three terms of an
- * organization together) still packs by what does: the inside of each object (a term's).
- */
-function piecesOf(run: readonly string[]): string[][] {
-  const pieces: string[][] = [];
-  let piece: string[] = [];
-  for (const token of run) {
-    if (token.charCodeAt(0) !== 0x22 && (token.includes('{') || token.includes('}'))) {
-      if (piece.length > 0) pieces.push(piece);
-      pieces.push([token]);
-      piece = [];
-    } else {
-      piece.push(token);
-    }
-  }
-  if (piece.length > 0) pieces.push(piece);
-  return pieces;
+/** An organization's texts as stored: its heads, then what the publish adds (`last_modified`, and `read_at` where it adds one). */
+export function withTails(writer: PackingWriter, heads: OrganizationTexts, lastModified: string, readAt: string | undefined): OrganizationTexts {
+  return {
+    item: `${heads.item}${writer.member(',', 'last_modified', lastModified)}}`,
+    details: readAt === undefined ? heads.details : `${heads.details}${writer.member(',', 'read_at', readAt)}}`,
+  };
 }

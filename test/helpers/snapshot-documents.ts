@@ -14,7 +14,7 @@ export interface SnapshotOrganization {
 
 /** Every organization of an open snapshot, in position order, read as the store reads them. */
 export function snapshotOrganizations(db: DatabaseSync): SnapshotOrganization[] {
-  const fragments = new Fragments((db.prepare('SELECT text FROM document_fragments ORDER BY position').all() as { text: string }[]).map((row) => row.text));
+  const fragments = new Fragments((db.prepare('SELECT position, text FROM document_fragments').all() as { position: number; text: string }[]).map((row) => [row.position, row.text] as const));
   const rows = db
     .prepare(
       `SELECT o.position, o.id, o.external_id, o.modified_at, i.json AS item, d.json AS details FROM organizations o

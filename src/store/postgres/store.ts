@@ -72,7 +72,7 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
   const taxStatuses = await query<{ position: number; value: string }>(pool, `SELECT position, value FROM ${schema}.tax_statuses`);
   const words = await query<VocabularyEntry>(pool, `SELECT word, token, organizations FROM ${schema}.search_vocabulary ORDER BY word`);
   const history = await query<DatasetVersion>(pool, `SELECT ${HISTORY_COLUMNS} FROM ${schema}.dataset_versions ORDER BY sequence`);
-  const fragments = await query<{ text: string }>(pool, `SELECT text FROM ${schema}.document_fragments ORDER BY position`);
+  const fragments = await query<{ position: number; text: string }>(pool, `SELECT position, text FROM ${schema}.document_fragments`);
   return {
     generation,
     info: { version: row.version, publishedAt: row.published_at, organizations: row.organizations, taxonomies: row.taxonomies, taxonomyTerms: row.taxonomy_terms },
@@ -82,7 +82,7 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
     listLengths: new Map(lengths.map((length) => [`${length.list}:${length.key}`, length.length])),
     vocabulary: new Vocabulary(words),
     facetLabels: facetLabels(terms, taxStatuses),
-    fragments: new Fragments(fragments.map((row) => row.text)),
+    fragments: new Fragments(fragments.map((row) => [row.position, row.text] as const)),
   };
 }
 

@@ -62,7 +62,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       taxonomies: this.taxonomies.length,
       taxonomyTerms: meta.taxonomyTerms!,
     };
-    this.fragments = new Fragments((this.db.prepare('SELECT text FROM document_fragments ORDER BY position').all() as unknown as { text: string }[]).map((row) => row.text));
+    this.fragments = new Fragments((this.db.prepare('SELECT position, text FROM document_fragments').all() as unknown as { position: number; text: string }[]).map((row) => [row.position, row.text] as const));
     this.listings = new ListingRunner(this.db, this.fragments);
     this.facetLabels = facetLabels(
       this.db.prepare('SELECT position, id, code, json FROM taxonomy_terms').all() as unknown as { position: number; id: string; code: string; json: string }[],
