@@ -12,15 +12,15 @@ import { AlteredDocument } from './document-check.ts';
  *   a key with the punctuation before it (`,"name":`), a term's whole object (as a classification, and
  *   as an attribute's term), and the value of a key whose values are few (CATEGORICAL: a tax status,
  *   a source, a publish time). A piece becomes a fragment of the snapshot (`document_fragments`, see
- *   tables.ts) the first time it is met, and the reference is U+0001 then one character, code 0x100 +
- *   the fragment's number. U+0001 never occurs in JSON text (JSON.stringify writes control characters
+ *   tables.ts) the first time it is met, and the reference is U+0001 then two characters, the
+ *   fragment's number (see REFERENCE). U+0001 never occurs in JSON text (JSON.stringify writes control characters
  *   escaped), so a reference cannot be mistaken for text. Unpacking joins the text and the fragments.
  * - **Ids.** A string that is a lowercase UUID (36 characters) is kept as its 16 bytes in base64url:
- *   U+0001 U+0002 then 22 characters.
+ *   U+0001 `~` then 22 characters.
  * - **The full form is the listed one plus details.** `organization_items` keeps the listed form;
  *   `organization_documents` only what the full form adds (the details), before the listed form's last
  *   key (`last_modified`): the full document is the one spliced into the other. In the details the
- *   organization's id is a reference too (U+0001 U+0001).
+ *   organization's id is a reference too (U+0001 `!`).
  *
  * Packing costs a walk of what is rendered, never a reading of its text: a tokenizing packer that
  * found fragments in a sample took 25 µs an organization, which tripled the import's writing. Each
@@ -28,15 +28,17 @@ import { AlteredDocument } from './document-check.ts';
  */
 
 const REFERENCE = '\u0001';
-/** The code of the character after U+0001 that stands for the organization's own id (in details). */
-const OWN_ID = 1;
-/** The code of the character after U+0001 that begins a UUID as base64url (22 characters). */
-const UUID = 2;
+/**
+ * After U+0001: `!` for the organization's own id, `~` then 22 characters for a UUID, else the two
+ * characters of a fragment's number (base64url digits, the high first). Every character of a
+ * reference is ASCII, so a packed text is, as the JSON it stands for: SQLite then gives it, and
+ * unpacking keeps it, as a string of one byte per character (a reference of one character above
+ * U+00FF made every organization read a string of two, and every page written slower).
+ */
+const OWN_ID_REFERENCE = `${REFERENCE}!`;
+const UUID_REFERENCE = `${REFERENCE}~`;
 const UUID_BASE64_LENGTH = 22;
-const OWN_ID_REFERENCE = REFERENCE + String.fromCharCode(OWN_ID);
-const FIRST_FRAGMENT = 0x100;
-/** Fragment characters stay below the surrogates, so that every one is a character of its own. */
-const MAX_FRAGMENTS = 0xd800 - FIRST_FRAGMENT;
+const MAX_FRAGMENTS = 64 * 64;
 
 /** The key that is last in both forms of an organization (see render.ts withLastModified). */
 const LAST_KEY = ',"last_modified":';
@@ -62,15 +64,21 @@ export class Fragments {
     let text = '';
     let from = 0;
     while (at >= 0) {
-      const code = packed.charCodeAt(at + 1);
+      const kind = packed.charCodeAt(at + 1);
       text += packed.slice(from, at);
-      from = at + 2;
-      if (code === UUID) {
-        text += uuidOf(packed.slice(from, (from += UUID_BASE64_LENGTH)));
+      if (kind === 0x7e /* ~ */) {
+        from = at + 2 + UUID_BASE64_LENGTH;
+        text += uuidOf(packed, at + 2);
+      } else if (kind === 0x21 /* ! */) {
+        from = at + 2;
+        if (ownId === undefined) throw new AlteredDocument(`a document read from ${where} refers to an organization's own id where it has none`);
+        text += ownId;
       } else {
-        const fragment = code === OWN_ID ? ownId : this.texts[code - FIRST_FRAGMENT];
+        from = at + 3;
+        const number = (BASE64URL_VALUES[kind]! << 6) | BASE64URL_VALUES[packed.charCodeAt(at + 2)]!;
+        const fragment = this.texts[number];
         if (fragment === undefined || (typeof fragment !== 'string' && ownId === undefined)) {
-          throw new AlteredDocument(`a document read from ${where} refers to fragment ${code - FIRST_FRAGMENT}, which this snapshot lacks`);
+          throw new AlteredDocument(`a document read from ${where} refers to fragment ${number}, which this snapshot lacks`);
         }
         text += typeof fragment === 'string' ? fragment : fragment.join(ownId);
       }
@@ -91,7 +99,7 @@ export class Fragments {
 /** A UUID's JSON (with its quotes) packed: its 16 bytes in base64url. */
 function packedUuid(uuid: string): string {
   // Written here, not through a Buffer: four ids an organization, where a Buffer's making cost more than the rest of its packing.
-  let packed = `"${REFERENCE}${String.fromCharCode(UUID)}`;
+  let packed = `"${UUID_REFERENCE}`;
   let bits = 0;
   let held = 0;
   for (let at = 0; at < uuid.length; at++) {
@@ -109,27 +117,20 @@ function packedUuid(uuid: string): string {
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
-const HEX = '0123456789abcdef';
-/** Each base64url character's value, by its code; -1 for any other. */
-const BASE64URL_VALUES = Array.from({ length: 128 }, (_, code) => BASE64URL.indexOf(String.fromCharCode(code)));
+/** Each base64url character's value, by its code. */
+const BASE64URL_VALUES = Array.from({ length: 128 }, (_, code) => Math.max(0, BASE64URL.indexOf(String.fromCharCode(code))));
+/** Two base64url characters (12 bits) as three hex digits, by their values (the first times 64). */
+const HEX_OF_PAIR = Array.from({ length: 4096 }, (_, bits) => bits.toString(16).padStart(3, '0'));
 
-/** A packed UUID's text (see packedUuid), read on every uncached organization: written here, not through a Buffer. */
-function uuidOf(base64: string): string {
-  let uuid = '';
-  let bits = 0;
-  let held = 0;
-  let digits = 0;
-  for (let at = 0; at < base64.length; at++) {
-    bits = (bits << 6) | BASE64URL_VALUES[base64.charCodeAt(at)]!;
-    held += 6;
-    while (held >= 4 && digits < 32) {
-      held -= 4;
-      uuid += HEX[(bits >> held) & 0xf];
-      digits++;
-      if (digits === 8 || digits === 12 || digits === 16 || digits === 20) uuid += '-';
-    }
-  }
-  return uuid;
+/**
+ * A packed UUID's text (see packedUuid), read on every uncached organization: two characters at a
+ * time through a table, not through a Buffer (which took more than the rest of the unpacking).
+ */
+function uuidOf(packed: string, from: number): string {
+  let hex = '';
+  for (let at = from; at < from + UUID_BASE64_LENGTH; at += 2) hex += HEX_OF_PAIR[(BASE64URL_VALUES[packed.charCodeAt(at)]! << 6) | BASE64URL_VALUES[packed.charCodeAt(at + 1)]!];
+  // 22 characters hold 132 bits: the UUID's 128 and 4 of padding, the last hex digit.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** An organization's two packed texts: its listed form, and what its full form adds (see above). */
@@ -160,7 +161,7 @@ export class FragmentNumbers {
     let reference = this.references.get(text);
     if (reference !== undefined) return reference;
     if (this.next >= this.end) return text;
-    reference = REFERENCE + String.fromCharCode(FIRST_FRAGMENT + this.next);
+    reference = REFERENCE + BASE64URL[this.next >> 6] + BASE64URL[this.next & 0x3f];
     this.references.set(text, reference);
     this.fresh.push([this.next++, text]);
     return reference;
@@ -175,8 +176,8 @@ export class FragmentNumbers {
 }
 
 /** The numbers the writer gives (what depends on the publish: see PackingWriter.tails); the renderer's follow. */
-export const WRITER_FRAGMENTS = { first: 0, end: 1024 };
-export const RENDERER_FRAGMENTS = { first: 1024, end: MAX_FRAGMENTS };
+export const WRITER_FRAGMENTS = { first: 0, end: 256 };
+export const RENDERER_FRAGMENTS = { first: 256, end: MAX_FRAGMENTS };
 
 /**
  * Keys whose values are few, however many organizations: each of their members (key and value) is a
