@@ -217,7 +217,7 @@ class WorkerRenderer implements BatchRenderer {
   private failure: Error | undefined;
 
   constructor(vocabulary: RenderVocabulary) {
-    this.worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: vocabulary });
+    this.worker = new Worker(new URL('./render-worker.ts', import.meta.url), { workerData: vocabulary, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 32 } });
     this.worker.on('message', (reply: WorkerReply) => {
       const waiting = this.waiting.get(reply.batch);
       // A batch dropped by close() after the build failed elsewhere (a full disk, say): nobody waits for it.
