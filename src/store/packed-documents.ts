@@ -15,8 +15,8 @@ import { AlteredDocument } from './document-check.ts';
  *   tables.ts) the first time it is met, and the reference is U+0001 then two characters, the
  *   fragment's number (see REFERENCE). U+0001 never occurs in JSON text (JSON.stringify writes control characters
  *   escaped), so a reference cannot be mistaken for text. Unpacking joins the text and the fragments.
- * - **Ids.** A string that is a lowercase UUID (36 characters) is kept as its 16 bytes in base64url:
- *   U+0001 `~` then 22 characters.
+ * - **Ids.** In details, a string that is a lowercase UUID (36 characters) is kept as its 16 bytes in
+ *   base64url: U+0001 `~` then 22 characters.
  * - **The full form is the listed one plus details.** `organization_items` keeps the listed form;
  *   `organization_documents` only what the full form adds (the details), before the listed form's last
  *   key (`last_modified`): the full document is the one spliced into the other. In the details the
@@ -224,12 +224,16 @@ export class PackingWriter {
     this.whole = whole;
   }
 
-  /** `value` packed; `ownId`: the organization's id, written as its reference (in details). */
+  /**
+   * `value` packed; `ownId`: the organization's id, written as its reference, in details. UUIDs are
+   * packed in details only: the listed form is what every page reads, and a UUID read back from its
+   * bytes cost 6 µs of a page of 20 (0.3 µs each), for 12 bytes an organization.
+   */
   value(value: unknown, key: string | undefined, ownId?: string): string {
     switch (typeof value) {
       case 'string':
         if (value === ownId) return `"${OWN_ID_REFERENCE}"`;
-        if (value.length === 36 && UUID_TEXT.test(value)) return packedUuid(value);
+        if (ownId !== undefined && value.length === 36 && UUID_TEXT.test(value)) return packedUuid(value);
         return key !== undefined && CATEGORICAL.has(key) ? this.numbers.reference(JSON.stringify(value)) : JSON.stringify(value);
       case 'number':
       case 'boolean':
