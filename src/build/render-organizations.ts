@@ -35,8 +35,7 @@ export interface RenderedRow {
   lastModified: string | undefined;
   /** Whether its provenance lacks `read_at`, which the writer adds (see withReadAt). */
   needsReadAt: boolean;
-  /** Without `last_modified`, which depends on the previous version (see withLastModified). */
-  listJson: string;
+  /** The full document without `last_modified`, which depends on the previous version (see withLastModified): the dataset's version is a hash of them. */
   detailJson: string;
   /** Its texts packed, but for what the publish adds (see packed-documents.ts packedHeads). */
   packedHeads: OrganizationTexts;
@@ -123,7 +122,6 @@ export class RowRenderer {
       contentHash: contentHash(organization.lastModified === undefined ? rendered.detailJson : `${rendered.detailJson}\n${organization.lastModified}`),
       lastModified: organization.lastModified,
       needsReadAt,
-      listJson: rendered.listJson,
       detailJson: rendered.detailJson,
       packedHeads: packedHeads(this.packing, rendered.listItem, rendered.detail, rendered.id, needsReadAt),
       fragments: this.numbers.takeNew(),
