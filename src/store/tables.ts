@@ -50,9 +50,10 @@ export const HISTORY_SINCE_FORMAT = 10;
 export const ADDED_AT_SINCE_FORMAT = 13;
 
 /**
- * How many versions a snapshot names in its line (itself included): clients holding any of them can
- * ask for the changes since. A publish a day keeps a month; each kept version costs one row, and each
- * organization removed in that time one more.
+ * How many versions a snapshot names in its line (itself included), at most: clients holding any of
+ * them can ask for the changes since. A publish a day keeps a month; each kept version costs one row,
+ * and each organization removed in that time one more, while they are fewer than the organizations
+ * served (else the line is cut shorter: see dropVersionsBeyondBound in build/history.ts).
  */
 export const KEPT_VERSIONS = 30;
 
