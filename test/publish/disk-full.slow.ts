@@ -98,28 +98,29 @@ describe('an import on a disk too small for it', { skip: !rootCanMount() && proc
   };
 
   it('is refused before anything is written when the free space is clearly too small', () => {
-    const outcome = onSmallDisk(3 * MB, source, work.path);
-    assertOrdinaryFailure(outcome, /^Error: .*\/var\/snapshots: not enough free space: 5,985 organizations need about 14 MB, and \d\.\d MB are free\./);
+    const outcome = onSmallDisk(2 * MB, source, work.path);
+    assertOrdinaryFailure(outcome, /^Error: .*\/var\/snapshots: not enough free space: 5,985 organizations need about 4\.5 MB, and \d\.\d MB are free\./);
   });
 
   it('is refused the same way on the first run of serve, which imports the bundled data', () => {
     const outcome = onSmallDisk(20 * MB, source, work.path, { command: 'serve' });
     assert.equal(outcome.code, 1, outcome.stderr);
-    assert.match(outcome.stderr.trimEnd().split('\n').at(-1)!, /^Error: .*\/var\.empty\/snapshots: not enough free space: 326,224 organizations need about 783 MB, and [\d.]+ MB are free\. Nothing was published; the live dataset is unchanged\.$/);
+    assert.match(outcome.stderr.trimEnd().split('\n').at(-1)!, /^Error: .*\/var\.empty\/snapshots: not enough free space: 326,224 organizations need about 245 MB, and [\d.]+ MB are free\. Nothing was published; the live dataset is unchanged\.$/);
     assert.doesNotMatch(outcome.stderr, /TypeError|    at /);
     assert.deepEqual(outcome.files.filter((file) => file.startsWith('snapshots/') && !file.startsWith(`snapshots/${outcome.pointer[0]}`)), [], 'nothing left in the first data directory');
   });
 
+  // Wyoming's snapshot takes 7.0 MB (its 5,985 organizations and the three taxonomies' terms).
   for (const [size, tmpInside] of [
-    [9 * MB, false],
-    [12 * MB, false],
-    [15 * MB, false],
-    [17.5 * MB, true],
+    [3.5 * MB, false],
+    [4.7 * MB, false],
+    [5.9 * MB, false],
+    [6.8 * MB, true],
   ] as const) {
     it(`stops with one line when the disk fills up while it writes (${size / MB} MB${tmpInside ? ', SQLite temporary files there too' : ''})`, (t) => {
       const outcome = onSmallDisk(size, source, work.path, { tmpInside });
       t.diagnostic(`last progress before the error: ${outcome.lastStage}`);
-      assertOrdinaryFailure(outcome, /^Error: .*\/var\/snapshots\/[\w-]+\.building.*: the disk is full \(this import needs about 14 MB; [\d.]+ MB were free when it began writing\)\./);
+      assertOrdinaryFailure(outcome, /^Error: .*\/var\/snapshots\/[\w-]+\.building.*: the disk is full \(this import needs about 4\.5 MB; [\d.]+ MB were free when it began writing\)\./);
     });
   }
 });
