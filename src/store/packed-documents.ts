@@ -10,11 +10,12 @@ import { AlteredDocument } from './document-check.ts';
  * - **Fragments.** Each organization is written packed as it is rendered (PackingWriter: the JSON
  *   that JSON.stringify gives, value by value), with a reference in place of each piece that recurs:
  *   a key with the punctuation before it (`,"name":`), a term's whole object (as a classification, and
- *   as an attribute's term), and the value of a key whose values are few (CATEGORICAL: a tax status,
+ *   as an attribute's term), and a member of a key whose values are few (CATEGORICAL: a tax status,
  *   a source, a publish time). A piece becomes a fragment of the snapshot (`document_fragments`, see
  *   tables.ts) the first time it is met, and the reference is U+0001 then two characters, the
- *   fragment's number (see REFERENCE). U+0001 never occurs in JSON text (JSON.stringify writes control characters
- *   escaped), so a reference cannot be mistaken for text. Unpacking joins the text and the fragments.
+ *   fragment's number (see REFERENCE). U+0001 never occurs in JSON text (JSON.stringify writes
+ *   control characters escaped), so a reference cannot be mistaken for text. Unpacking joins the
+ *   text and the fragments.
  * - **Ids.** In details, a string that is a lowercase UUID (36 characters) is kept as its 16 bytes in
  *   base64url: U+0001 `~` then 22 characters.
  * - **The full form is the listed one plus details.** `organization_items` keeps the listed form;
@@ -175,7 +176,7 @@ export class FragmentNumbers {
   }
 }
 
-/** The numbers the writer gives (what depends on the publish: see PackingWriter.tails); the renderer's follow. */
+/** The numbers the writer gives (what depends on the publish: see withTails); the renderer's follow. */
 export const WRITER_FRAGMENTS = { first: 0, end: 256 };
 export const RENDERER_FRAGMENTS = { first: 256, end: MAX_FRAGMENTS };
 
@@ -215,7 +216,7 @@ export class PackingWriter {
   private readonly numbers: FragmentNumbers;
   private readonly whole: WeakSet<object>;
   /** By key: the references of its name, of its members of each value (CATEGORICAL), and of its member of the own id; after `{` and after `,`. */
-  private readonly members_ = new Map<string, { name: Partial<Record<'{' | ',', string>>; values: Record<'{' | ',', Map<unknown, string>>; ownId: Partial<Record<'{' | ',', string>> }>();
+  private readonly memberReferences = new Map<string, { name: Partial<Record<'{' | ',', string>>; values: Record<'{' | ',', Map<unknown, string>>; ownId: Partial<Record<'{' | ',', string>> }>();
   /** The references of the whole objects (see `whole`), once made. */
   private readonly wholeReferences = new WeakMap<object, string>();
 
@@ -261,8 +262,8 @@ export class PackingWriter {
   member(punctuation: '{' | ',', key: string, value: unknown, ownId?: string): string {
     // The references of a key's members are kept by key and value as given: no text is made, nor
     // hashed, to look one up (that was a third of the packing).
-    let known = this.members_.get(key);
-    if (known === undefined) this.members_.set(key, (known = { name: {}, values: { '{': new Map(), ',': new Map() }, ownId: {} }));
+    let known = this.memberReferences.get(key);
+    if (known === undefined) this.memberReferences.set(key, (known = { name: {}, values: { '{': new Map(), ',': new Map() }, ownId: {} }));
     if (value === ownId) return (known.ownId[punctuation] ??= this.numbers.reference(`${punctuation}${JSON.stringify(key)}:"${OWN_ID_REFERENCE}"`));
     if (CATEGORICAL.has(key) && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
       const values = known.values[punctuation];
