@@ -79,6 +79,22 @@ describe('packed documents', () => {
     written.forEach((text, index) => assert.equal(fragments.unpack(text, 'test'), JSON.stringify(values[index])));
   });
 
+  it('write what no number is left for as it is, and give it back the same', () => {
+    const renderer = new FragmentNumbers({ first: 300, end: 303 });
+    const writer = new FragmentNumbers({ first: 0, end: 1 });
+    const packing = new PackingWriter(renderer, new WeakSet([...TERMS, ...CLASSIFICATIONS]));
+    const tails = new PackingWriter(writer);
+    const organizations = Array.from({ length: 200 }, (_, index) => organization(index));
+    const packed = organizations.map(({ id, listItem, detail, readAt, lastModified }) => withTails(tails, packedHeads(packing, listItem, detail, id, readAt !== undefined), lastModified, readAt));
+    const numbered = [...renderer.takeNew(), ...writer.takeNew()];
+    assert.deepEqual(numbered.map(([number]) => number), [300, 301, 302, 0]);
+    const fragments = new Fragments(numbered);
+    for (const [index, { item, details }] of packed.entries()) {
+      assert.equal(fragments.unpack(item, 'test'), organizations[index]!.listed);
+      assert.equal(fragments.organization(item, details, 'test'), organizations[index]!.full);
+    }
+  });
+
   it('refuse a reference to a fragment the snapshot lacks, as an altered document', () => {
     const packing = new PackingWriter(new FragmentNumbers(RENDERER_FRAGMENTS));
     const packed = packing.value({ tax_status: '501(c)(3)' }, undefined);
