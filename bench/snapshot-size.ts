@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine, formatTable, gitRevision, log, machine, MIB, runMain, writeResults } from './lib/run.ts';
 import { liveSnapshot, servedBundled } from './lib/served.ts';
 import { resolve } from 'node:path';
-import { Fragments } from '../src/store/packed-documents.ts';
+import { snapshotFragments } from '../src/store/sqlite/snapshot-file.ts';
 
 
 /** Microseconds per call of `run` over `items`, best of three rounds. */
@@ -53,7 +53,7 @@ async function main(): Promise<number> {
   const tables = objects.map((object) => ({ ...object, rows: rowsOf(object.name), json: jsonBytes(object.name) }));
 
   log('the organizations as stored and as served ...');
-  const fragments = new Fragments((db.prepare('SELECT position, text FROM document_fragments').all() as { position: number; text: string }[]).map((row) => [row.position, row.text] as const));
+  const fragments = snapshotFragments(db);
   let organizations = 0;
   const stored = { items: 0, details: 0 };
   const served = { items: 0, documents: 0 };

@@ -10,9 +10,9 @@ import { FragmentNumbers, packedHeads, PackingWriter, RENDERER_FRAGMENTS } from 
 import type { OrganizationTexts } from '../store/packed-documents.ts';
 
 /**
- * Rendering an organization (its HSDS documents and content hash) depends on nothing but its staged
- * row and the vocabulary, so it runs on a worker thread beside the one writing SQLite: on the bundled
- * dataset it is about half the work of writing organizations.
+ * Rendering an organization (its HSDS documents, packed, and its content hash) depends on nothing but
+ * its staged row, the vocabulary and the fragments met before it, so it runs on a worker thread beside
+ * the one writing SQLite.
  */
 
 /** An organization as staged, in served order, with the links given apart from it (JSON, as SQLite keeps them). */

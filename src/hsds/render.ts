@@ -109,9 +109,9 @@ export function classificationOf(term: RenderedTerm): Json {
 
 export interface RenderedOrganization {
   id: string;
-  listJson: string;
+  /** The full form as JSON (what the dataset's version and the content hash are made of). */
   detailJson: string;
-  /** The objects rendered as `listJson` and `detailJson`. */
+  /** The listed and full forms, which packed-documents.ts writes packed. */
   listItem: Json;
   detail: Json;
 }
@@ -182,5 +182,5 @@ export function renderOrganization(record: OrganizationRecord, tags: readonly Re
       ? {}
       : { provenance: { source: record.provenance.source, location: record.provenance.location, source_id: record.provenance.sourceId, ...compact({ read_at: record.provenance.readAt }) } }),
   };
-  return { id, listJson: JSON.stringify(listItem), detailJson: JSON.stringify(detail), listItem, detail };
+  return { id, detailJson: JSON.stringify(detail), listItem, detail };
 }

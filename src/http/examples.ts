@@ -47,7 +47,7 @@ export const examples = {
   taxonomy: ntee.object,
   taxonomyTerm: JSON.parse(renderServedTerm(foodBanks, 0).listJson),
   taxonomyTermDetail: JSON.parse(renderServedTerm(foodBanks, 0).detailJson),
-  organizationListItem: JSON.parse(withLastModified(organization.listJson, PUBLISHED_AT)),
+  organizationListItem: JSON.parse(withLastModified(JSON.stringify(organization.listItem), PUBLISHED_AT)),
   organization: JSON.parse(withLastModified(organization.detailJson, PUBLISHED_AT)),
   organizationId: organization.id,
   termId: foodBanks.id,

@@ -1,5 +1,5 @@
 import type { DatabaseSync } from 'node:sqlite';
-import { Fragments } from '../../src/store/packed-documents.ts';
+import { snapshotFragments } from '../../src/store/sqlite/snapshot-file.ts';
 import { servedInstant } from '../../src/store/tables.ts';
 
 /** An organization of a snapshot file as it is served: its keys, and its two forms unpacked (see packed-documents.ts). */
@@ -14,7 +14,7 @@ export interface SnapshotOrganization {
 
 /** Every organization of an open snapshot, in position order, read as the store reads them. */
 export function snapshotOrganizations(db: DatabaseSync): SnapshotOrganization[] {
-  const fragments = new Fragments((db.prepare('SELECT position, text FROM document_fragments').all() as { position: number; text: string }[]).map((row) => [row.position, row.text] as const));
+  const fragments = snapshotFragments(db);
   const rows = db
     .prepare(
       `SELECT o.position, o.id, o.external_id, o.modified_at, i.json AS item, d.json AS details FROM organizations o

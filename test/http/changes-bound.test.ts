@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import type { DatasetInput, OrganizationRecord } from '../../src/hsds/records.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { REMOVALS_ALWAYS_KEPT } from '../../src/build/history.ts';
-import type { ChangesFromPrevious } from '../../src/build/history.ts';
-import { publishDataset } from '../../src/publish/publish.ts';
-import { publishToPostgres } from '../../src/publish/publish-postgres.ts';
-import { PostgresStores } from '../../src/store/postgres/live.ts';
-import { currentSnapshotPath } from '../../src/store/sqlite/snapshot-directory.ts';
-import { SqliteStore } from '../../src/store/sqlite/store.ts';
-import { fixedStore } from '../../src/store/store.ts';
-import type { StoreProvider } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations } from '../fixtures/dataset.ts';
-import { API, temporaryDirectory } from '../helpers/app.ts';
-import { postgresSuite, quietLog, temporaryDatabase, testSettings } from '../helpers/postgres.ts';
+import { API } from '../helpers/app.ts';
+import { PUBLISHING_BACKENDS } from '../helpers/publishing-backends.ts';
 
 /**
  * The changes feed keeps no more removals than a copy of the dataset would read: a version whose
@@ -27,50 +18,7 @@ import { postgresSuite, quietLog, temporaryDatabase, testSettings } from '../hel
 const organization = (index: number): OrganizationRecord => ({ ...publishedOrganizations[1]!, externalId: `BIG-${index}`, name: `Organization Number ${index}`, additionalWebsites: undefined, tags: [] });
 const datasetOf = (count: number): DatasetInput => fixtureDataset({ organizations: Array.from({ length: count }, (_, index) => organization(index)) });
 
-interface Publisher {
-  publish(input: DatasetInput, at: Date): Promise<{ version: string; fromPrevious: ChangesFromPrevious | undefined }>;
-  stores(): Promise<StoreProvider>;
-  /** The live snapshot's size in bytes, where there is a file. */
-  size(): number | undefined;
-  dispose(): Promise<void>;
-}
-
-const BACKENDS: { name: string; options: { skip?: string | boolean }; start: () => Promise<Publisher> }[] = [
-  {
-    name: 'SQLite',
-    options: {},
-    async start() {
-      const data = temporaryDirectory();
-      return {
-        publish: async (input, at) => {
-          const result = await publishDataset(input, data.path, { now: () => at });
-          return { version: result.version, fromPrevious: result.fromPrevious };
-        },
-        stores: async () => fixedStore(new SqliteStore(currentSnapshotPath(data.path)!)),
-        size: () => statSync(currentSnapshotPath(data.path)!).size,
-        dispose: async () => data.remove(),
-      };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    options: postgresSuite,
-    async start() {
-      const database = await temporaryDatabase();
-      return {
-        publish: async (input, at) => {
-          const result = await publishToPostgres(input, { url: database.url, migrate: true }, { now: () => at });
-          return { version: result.version, fromPrevious: result.fromPrevious };
-        },
-        stores: () => PostgresStores.open(testSettings(database.url), quietLog),
-        size: () => undefined,
-        dispose: () => database.drop(),
-      };
-    },
-  },
-];
-
-for (const backend of BACKENDS) {
+for (const backend of PUBLISHING_BACKENDS) {
   describe(`removals in the changes feed, bounded by the dataset, on ${backend.name}`, backend.options, () => {
     it('keeps them while they are fewer than the organizations served, and starts the line again when they are more', async () => {
       assert.ok(1_196 > REMOVALS_ALWAYS_KEPT && 1_200 >= REMOVALS_ALWAYS_KEPT);

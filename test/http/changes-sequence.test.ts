@@ -13,9 +13,9 @@ import { PostgresStores } from '../../src/store/postgres/live.ts';
 import { currentSnapshotPath } from '../../src/store/sqlite/snapshot-directory.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { fixedStore } from '../../src/store/store.ts';
-import type { StoreProvider } from '../../src/store/store.ts';
 import { fixtureDataset, publishedOrganizations, unpublishedOrganizations } from '../fixtures/dataset.ts';
 import { API, temporaryDirectory } from '../helpers/app.ts';
+import { PUBLISHING_BACKENDS } from '../helpers/publishing-backends.ts';
 import { postgresSuite, quietLog, temporaryDatabase, testSettings } from '../helpers/postgres.ts';
 
 /**
@@ -60,39 +60,6 @@ const PUBLISHES: { what: string; input: DatasetInput }[] = [
   { what: 'NAT-010, NAT-020, NAT-001 and NEW-2 back', input: dataset([...all, 'NEW-2'], { 'NAT-004': { description: 'Changed too' }, 'NAT-002': { name: 'Renamed Shelter' } }) },
 ];
 
-interface Backend {
-  name: string;
-  options: { skip?: string | boolean };
-  start(): Promise<{ publish: (input: DatasetInput, at: Date) => Promise<string>; stores: () => Promise<StoreProvider>; dispose: () => Promise<void> }>;
-}
-
-const BACKENDS: Backend[] = [
-  {
-    name: 'SQLite',
-    options: {},
-    async start() {
-      const data = temporaryDirectory();
-      return {
-        publish: async (input, at) => (await publishDataset(input, data.path, { now: () => at })).version,
-        stores: async () => fixedStore(new SqliteStore(currentSnapshotPath(data.path)!)),
-        dispose: async () => data.remove(),
-      };
-    },
-  },
-  {
-    name: 'PostgreSQL',
-    options: postgresSuite,
-    async start() {
-      const database = await temporaryDatabase();
-      return {
-        publish: async (input, at) => (await publishToPostgres(input, { url: database.url, migrate: true }, { now: () => at })).version,
-        stores: () => PostgresStores.open(testSettings(database.url), quietLog),
-        dispose: () => database.drop(),
-      };
-    },
-  },
-];
-
 async function served(app: FastifyInstance): Promise<Served> {
   const response = await app.inject(`${API}/organizations?format=ndjson&full=true`);
   assert.equal(response.statusCode, 200);
@@ -110,7 +77,7 @@ async function feed(app: FastifyInstance, since: string) {
 
 const externalIds = (ids: Iterable<string>, from: Served) => [...ids].map((id) => from.get(id)!.external_identifier).sort();
 
-for (const backend of BACKENDS) {
+for (const backend of PUBLISHING_BACKENDS) {
   describe(`/changes over a line of publishes, on ${backend.name}`, backend.options, () => {
     it('removes exactly the organizations of the version asked about that are gone, and counts what it sends', async () => {
       const server = await backend.start();
@@ -118,7 +85,7 @@ for (const backend of BACKENDS) {
       try {
         for (const [index, { what, input }] of PUBLISHES.entries()) {
           const publishedAt = new Date(Date.UTC(2026, 0, index + 1));
-          const version = await server.publish(input, publishedAt);
+          const { version } = await server.publish(input, publishedAt);
           const stores = await server.stores();
           const app = await buildApp({ stores, logLevel: 'silent' });
           try {

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { DatasetKey } from './schema.ts';
 import { servedInstant, STORE_FORMAT } from '../tables.ts';
 import type { ModifiedRange } from '../filter-plan.ts';
+import { Fragments } from '../packed-documents.ts';
 
 /**
  * Opens a published snapshot to read. A snapshot never changes once published, and SQLite is told so
@@ -46,4 +47,10 @@ export function otherFormat(meta: SnapshotMeta): string | undefined {
 export function modifiedRangeOf(db: DatabaseSync): ModifiedRange {
   const { oldest, newest } = db.prepare('SELECT min(modified_at) AS oldest, max(modified_at) AS newest FROM organizations').get() as { oldest: number | null; newest: number | null };
   return { oldest: oldest === null ? null : servedInstant(oldest), newest: newest === null ? null : servedInstant(newest) };
+}
+
+/** The fragments a snapshot's organizations are packed with (see packed-documents.ts). */
+export function snapshotFragments(db: DatabaseSync): Fragments {
+  const rows = db.prepare('SELECT position, text FROM document_fragments').all() as { position: number; text: string }[];
+  return new Fragments(rows.map((row) => [row.position, row.text] as const));
 }

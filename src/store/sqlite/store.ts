@@ -1,10 +1,10 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { HISTORY_COLUMNS } from '../tables.ts';
-import { modifiedRangeOf, openSnapshot, otherFormat, snapshotMeta } from './snapshot-file.ts';
+import { modifiedRangeOf, openSnapshot, otherFormat, snapshotFragments, snapshotMeta } from './snapshot-file.ts';
 import type { SnapshotMeta } from './snapshot-file.ts';
 import { ListingRunner, SQL, organizationTextQuery, prepareRowsAsArrays, textSearch } from './listing.ts';
 import { AlteredDocument, verifiedColumns, verifiedRow } from '../document-check.ts';
-import { Fragments } from '../packed-documents.ts';
+import type { Fragments } from '../packed-documents.ts';
 import type { Listing } from './listing.ts';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { singleToken } from '../search-query.ts';
@@ -62,7 +62,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
       taxonomies: this.taxonomies.length,
       taxonomyTerms: meta.taxonomyTerms!,
     };
-    this.fragments = new Fragments((this.db.prepare('SELECT position, text FROM document_fragments').all() as unknown as { position: number; text: string }[]).map((row) => [row.position, row.text] as const));
+    this.fragments = snapshotFragments(this.db);
     this.listings = new ListingRunner(this.db, this.fragments);
     this.facetLabels = facetLabels(
       this.db.prepare('SELECT position, id, code, json FROM taxonomy_terms').all() as unknown as { position: number; id: string; code: string; json: string }[],
