@@ -2,7 +2,6 @@ import type { Hash } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { documentCheck } from '../store/document-check.ts';
 import { FragmentNumbers, PackingWriter, withTails, WRITER_FRAGMENTS } from '../store/packed-documents.ts';
-import { withLastModified, withReadAt } from '../hsds/render.ts';
 import type { RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
 import type { PreviousVersions } from './previous-versions.ts';
@@ -24,7 +23,7 @@ export interface OrganizationWriter {
   searchIndex: SearchIndexWriter;
   /** This publish's time: `last_modified` of every new or changed organization, and `added_at` of every new one. */
   publishedAt: string;
-  /** Every served document goes into the dataset version. */
+  /** Every served organization goes into the dataset version (see RenderedRow.servedHash). */
   hash: Hash;
   onProgress?: (written: number) => void;
   /** Render on a worker thread (true) or this one (false). */
@@ -84,10 +83,11 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
       // feed select by); the document says when it last changed where it came from, when the source says.
       const modifiedAt = carried.modifiedAt ?? writer.publishedAt;
       const lastModified = rendered.lastModified ?? modifiedAt;
-      const detailJson = withLastModified(rendered.needsReadAt ? withReadAt(rendered.detailJson, modifiedAt) : rendered.detailJson, lastModified);
-      writer.hash.update(detailJson).update('\n');
+      const readAt = rendered.needsReadAt ? modifiedAt : undefined;
+      // The served document in few bytes (see RenderedRow.servedHash): a hash of it less its times, and the times.
+      writer.hash.update(`${rendered.servedHash}\t${readAt ?? rendered.readAt ?? ''}\t${lastModified}\n`);
       insert.run(++position, rendered.id, rendered.externalId, rendered.contentHash, storedInstant(modifiedAt), storedInstant(carried.addedAt ?? writer.publishedAt));
-      packed.add(position, rendered, lastModified, rendered.needsReadAt ? modifiedAt : undefined);
+      packed.add(position, rendered, lastModified, readAt);
       const terms = rendered.termIds.map((id) => termById.get(id)!);
       const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
       writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);

@@ -83,6 +83,9 @@ export function renderServedTerm(term: RenderedTerm, childrenCount: number): { l
  */
 export const withReadAt = (json: string, readAt: string): string => `${json.slice(0, -2)}${readAtSuffix(readAt)}}`;
 
+/** A rendered full organization whose provenance gives `read_at` as it would be without it: withReadAt undone. */
+export const withoutReadAt = (json: string, readAt: string): string => `${json.slice(0, -readAtSuffix(readAt).length - 1)}}}`;
+
 /** What withReadAt puts in place of the provenance's closing brace. */
 export const readAtSuffix = (readAt: string): string => `,"read_at":${JSON.stringify(readAt)}}`;
 

@@ -17,7 +17,7 @@ describe('rendering organizations on a worker thread', () => {
     try {
       const batches = await Promise.all([renderer.render([row('1'), row('2')]), renderer.render([row('3')])]);
       assert.deepEqual(batches.map((batch) => batch.map((rendered) => rendered.externalId)), [['1', '2'], ['3']]);
-      assert.equal(JSON.parse(batches[0]![0]!.detailJson).name, 'Org 1');
+      assert.equal(batches[0]![0]!.name, 'Org 1');
     } finally {
       await renderer.close();
     }
