@@ -172,7 +172,7 @@ class PackedWriter {
  * keeps the steps between its positions as variable-length integers (7 bits a byte): 1 to 3 bytes a
  * member, where positions as 4-byte integers, grown by doubling, held 56 MB at 2M organizations.
  */
-class MemberLists {
+export class MemberLists {
   private readonly lists = new Map<number, { bytes: Uint8Array; used: number; length: number; last: number }>();
 
   add(key: number, organizationPosition: number): void {
