@@ -68,14 +68,14 @@ export class SearchIndexWriter {
   }
 
   /**
-   * `topics`: the terms it is classified under (their names and positions), which rank it first among
-   * names alike.
+   * `descriptionLine`: its description's words as searchLine makes them. `topics`: the terms it is
+   * classified under (their names and positions), which rank it first among names alike.
    */
   writeOrganization(
     position: number,
     name: string,
     alternateName: string | undefined,
-    description: string | undefined,
+    descriptionLine: string,
     topics: readonly { name: string; position: number }[],
   ): void {
     const nameWords = textWords(name);
@@ -92,7 +92,7 @@ export class SearchIndexWriter {
     }
     const names = `${nameWords.map((word) => word.word).join(' ')}\t${alternateWords.map((word) => word.word).join(' ')}\t${this.topicLine(topics)}`;
     const title = (alternateWords.length === 0 ? indexedTokens(nameWords) : [...indexedTokens(nameWords), ...indexedTokens(alternateWords)]).join(' ');
-    this.stageOrganization.run(position, nameWords.length, names, title, searchLine(description));
+    this.stageOrganization.run(position, nameWords.length, names, title, descriptionLine);
   }
 
   /** The terms' part of an organization's `names`: their tokens, then their positions; made once per set of terms. */

@@ -90,7 +90,7 @@ export async function writeOrganizations(db: DatabaseSync, writer: OrganizationW
       packed.add(position, rendered, lastModified, readAt);
       const terms = rendered.termIds.map((id) => termById.get(id)!);
       const topics = terms.map((term) => ({ name: term.name, position: writer.termPositions.get(term.id)! }));
-      writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.description, topics);
+      writer.searchIndex.writeOrganization(position, rendered.name, rendered.alternateName, rendered.descriptionLine, topics);
       const taxonomies = new Set<string>();
       const subtrees = new Set<number>();
       for (const term of terms) {
