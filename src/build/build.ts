@@ -6,7 +6,7 @@ import { documentCheck } from '../store/document-check.ts';
 import { renderServedTerm } from '../hsds/render.ts';
 import type { RenderedTaxonomy, RenderedTerm } from '../hsds/render.ts';
 import type { DatasetInput } from '../hsds/records.ts';
-import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, FILL_FACET_COUNTS, pageSizeFor } from '../store/sqlite/schema.ts';
+import { buildFilePragmas, CREATE_INDEXES, CREATE_TABLES, DatasetKey, pageSizeFor } from '../store/sqlite/schema.ts';
 import { STORE_FORMAT } from '../store/tables.ts';
 import { Diagnostics } from '../sources/files/diagnostics.ts';
 import { counted } from '../text.ts';
@@ -152,7 +152,6 @@ async function writeSnapshot(db: DatabaseSync, input: DatasetInput, indexFile: s
   const writeDone = performance.now();
   db.exec('DETACH DATABASE staging');
   searchIndex.finish();
-  db.exec(FILL_FACET_COUNTS);
   db.exec(CREATE_INDEXES);
   await indexBuilt;
   searchIndex.copyOrganizationIndex();

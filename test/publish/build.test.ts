@@ -57,6 +57,29 @@ describe('building a snapshot', () => {
     }
   });
 
+  it('counts each facet value as a count over every organization\'s facets would (real IRS rows, with the crosswalk\'s deeper terms)', async () => {
+    const directory = temporaryDirectory();
+    const sample = await defaultDatasetSample();
+    try {
+      const file = join(directory.path, 'snapshot.sqlite');
+      await buildSnapshot(sample.input, file, { useWorkers: false });
+      const db = new DatabaseSync(file, { readOnly: true });
+      try {
+        const counted = db.prepare('SELECT facet, value, organizations FROM facet_counts ORDER BY facet, value').all();
+        const fromRows = db.prepare('SELECT facet, value, count(*) AS organizations FROM organization_facets GROUP BY facet, value ORDER BY facet, value').all();
+        // Tax statuses, and terms at more than one depth: the crosswalk's Open Eligibility terms have parents.
+        const depths = new Set(fromRows.map((row) => (row as { facet: number }).facet % 100));
+        assert.ok(depths.has(0) && depths.has(1) && depths.has(2), [...depths].join(' '));
+        assert.deepEqual(counted, fromRows);
+      } finally {
+        db.close();
+      }
+    } finally {
+      sample.remove();
+      directory.remove();
+    }
+  });
+
   it('gives the same version and the same bytes for the same input, and later over its own previous build', async () => {
     const directory = temporaryDirectory();
     try {

@@ -113,8 +113,6 @@ export const FILL_WORD_COUNTS = `
 `;
 
 /** Counted after the bulk load: the facets of the unfiltered list. */
-export const FILL_FACET_COUNTS = 'INSERT INTO facet_counts (facet, value, organizations) SELECT facet, value, count(*) FROM organization_facets GROUP BY facet, value;';
-
 /** The shared tables' indexes (see ../tables.ts). */
 export const CREATE_INDEXES = tableNames
   .flatMap((table) => TABLES[table].indexes.map((index) => `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${index.name} ON ${table} (${index.columns.join(', ')});`))
