@@ -34,7 +34,7 @@ export interface OrganizationWriter {
 
 const PROGRESS_EVERY = 10_000;
 const ROWS_PER_BATCH = 50;
-const BATCHES_IN_FLIGHT = 4;
+const BATCHES_IN_FLIGHT = 2;
 
 /**
  * Writes the published organizations in served order, with their search text (staged in the search

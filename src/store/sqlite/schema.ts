@@ -112,7 +112,6 @@ export const FILL_WORD_COUNTS = `
   DROP TABLE temp.organizations_vocabulary;
 `;
 
-/** Counted after the bulk load: the facets of the unfiltered list. */
 /** The shared tables' indexes (see ../tables.ts). */
 export const CREATE_INDEXES = tableNames
   .flatMap((table) => TABLES[table].indexes.map((index) => `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${index.name} ON ${table} (${index.columns.join(', ')});`))
