@@ -22,6 +22,10 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
   let stopping = false;
   let worst = 0;
   const listening = new Set<number>();
+  // Workers forked and not yet exited. Not cluster.workers: it keeps a worker until it has exited and
+  // disconnected, and when the disconnect comes last, it still holds the worker whose 'exit' is the last.
+  const running = new Set<number>();
+  const fork = () => running.add(cluster.fork().id);
   let announced = false;
 
   cluster.on('message', (worker: Worker, message: MetricsMessage) => {
@@ -48,11 +52,12 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
       resolve(worst);
     };
     cluster.on('exit', (worker, code, signal) => {
+      running.delete(worker.id);
       const failed = code !== 0 || (signal !== null && !stopping);
       if (failed) worst = Math.max(worst, code ?? 1);
       const wasListening = listening.delete(worker.id);
       if (stopping) {
-        if (Object.keys(cluster.workers ?? {}).length === 0) stopped();
+        if (running.size === 0) stopped();
         return;
       }
       // A worker that never listened cannot start (a port in use, a damaged dataset): neither can another.
@@ -62,7 +67,7 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
         return;
       }
       write(`worker ${worker.process.pid} exited with ${signal ?? code}; starting another`);
-      cluster.fork();
+      fork();
     });
     const stop = () => {
       if (stopping) return;
@@ -70,7 +75,7 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
       for (const worker of Object.values(cluster.workers ?? {})) {
         if (worker?.isConnected()) worker.send({ type: WORKER_STOP });
       }
-      if (Object.keys(cluster.workers ?? {}).length === 0) stopped();
+      if (running.size === 0) stopped();
     };
     const onSignal = () => {
       signalled = true;
@@ -78,6 +83,6 @@ export function runWorkers(count: number, write: (line: string) => void): Promis
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
-    for (let index = 0; index < count; index++) cluster.fork();
+    for (let index = 0; index < count; index++) fork();
   });
 }
