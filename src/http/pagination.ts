@@ -66,6 +66,7 @@ function pageEnvelope(request: FastifyRequest, paging: Paging, page: Page): { bo
     last_page: number >= totalPages,
     empty: page.items.length === 0,
     search_suggestion: page.suggestion,
+    search_categories: page.categories,
     facets: page.facets,
   });
   return { body: `${head.slice(0, -1)},"contents":[${page.items.join(',')}],"links":${JSON.stringify(links)}}`, link };

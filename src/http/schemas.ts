@@ -73,6 +73,21 @@ export const SEARCH_PAGE_FIELDS: Record<string, TSchema> = {
       'x-profile-extension': true,
     }),
   ),
+  search_categories: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String({ format: 'uuid', description: 'The term.' }),
+        code: Type.String({ description: "The term's code." }),
+        name: Type.String({ description: "The term's name." }),
+        taxonomy: Type.String({ description: "The code of the term's taxonomy." }),
+      }),
+      {
+        description:
+          'Profile addition, only when a `search` names categories and organizations in them follow its name matches: the taxonomy terms its words were read as (from the terms\' names and a list of the everyday words people use for them). The organizations classified under them or a term below them, within the other filters, follow those whose text holds every word and precede those holding only some.',
+        'x-profile-extension': true,
+      },
+    ),
+  ),
   facets: Type.Optional(
     Type.Record(
       Type.String(),

@@ -38,7 +38,7 @@ export interface FacetCount {
 
 /** What a facet's values are called, read once when a dataset is opened. */
 export interface FacetLabels {
-  terms: Map<number, { id: string; code: string; name: string }>;
+  terms: Map<number, { id: string; code: string; name: string; taxonomyPosition: number }>;
   taxStatuses: Map<number, string>;
 }
 
@@ -53,9 +53,14 @@ export function findTaxStatus(labels: FacetLabels, value: string): number | unde
 }
 
 /** Rows of taxonomy_terms (position, id, code and listed JSON) and tax_statuses, as labels. */
-export function facetLabels(terms: Iterable<{ position: number; id: string; code: string; json: string }>, taxStatuses: Iterable<{ position: number; value: string }>): FacetLabels {
+export function facetLabels(
+  terms: Iterable<{ position: number; id: string; code: string; taxonomy_position: number; json: string }>,
+  taxStatuses: Iterable<{ position: number; value: string }>,
+): FacetLabels {
   return {
-    terms: new Map([...terms].map((row) => [row.position, { id: row.id, code: row.code, name: (JSON.parse(row.json) as { name: string }).name }])),
+    terms: new Map(
+      [...terms].map((row) => [row.position, { id: row.id, code: row.code, name: (JSON.parse(row.json) as { name: string }).name, taxonomyPosition: Number(row.taxonomy_position) }]),
+    ),
     taxStatuses: new Map([...taxStatuses].map((row) => [row.position, row.value])),
   };
 }
@@ -68,6 +73,9 @@ export function labelled(labels: FacetLabels, request: FacetRequest, counts: rea
       .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
   }
   return counts
-    .map(({ value, count }) => ({ ...labels.terms.get(value)!, count: Number(count) }))
+    .map(({ value, count }) => {
+      const { id, code, name } = labels.terms.get(value)!;
+      return { id, code, name, count: Number(count) };
+    })
     .sort((a, b) => b.count - a.count || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
 }

@@ -1,7 +1,7 @@
 import { membershipConditions } from './filter-plan.ts';
 import type { Membership } from './filter-plan.ts';
 import type { ItemKind, TermConditions } from './listing-store.ts';
-import { searchListing } from './listing.ts';
+import { narrowedListing, searchListing } from './listing.ts';
 import type { Listing, TextSearch } from './listing.ts';
 import type { OrganizationFilter, OrganizationView } from './store.ts';
 import { storedInstant } from './tables.ts';
@@ -150,6 +150,41 @@ export class ListingSql<Param> {
     // Those modified since are found through the index of modification times (SQLite is told so; PostgreSQL has no such hint).
     const from = `${this.table('organizations')} o${filter.modifiedSince === undefined ? '' : this.dialect.indexedBy('organizations_modified')}`;
     return { ...base, from, ...modified, order: 'o.position', position: 'o.position' };
+  }
+
+  /**
+   * That the organization at SQL `position` is in a search's categories (search-categories.ts): for
+   * each group, under one of its terms or a term below one (the subtree lists).
+   */
+  private inCategories(groups: readonly (readonly number[])[], position: string): { where: string; params: Param[] } {
+    const subtrees = this.table('organization_subtrees');
+    const where = groups.map(
+      (_, index) =>
+        `${position} IN (SELECT c${index}.organization_position FROM ${subtrees} c${index} WHERE c${index}.subtree_position IN (SELECT p.position FROM ${this.dialect.orderedPositions}))`,
+    );
+    return { where: where.join(' AND '), params: groups.map((group) => this.dialect.positionsParam(group) as Param) };
+  }
+
+  /**
+   * A search's category matches: the organizations of `filter` but its search, within every
+   * membership list, in its categories, less those at the `excluded` positions (its name matches).
+   */
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): Listing<Param> {
+    const listing = this.organizationListing({ ...filter, search: undefined }, memberships, view);
+    const inCategories = this.inCategories(groups, listing.position);
+    const where = [inCategories.where];
+    const params = [...inCategories.params];
+    if (excluded.length > 0) {
+      where.push(`${listing.position} NOT IN (SELECT p.position FROM ${this.dialect.orderedPositions})`);
+      params.push(this.dialect.positionsParam(excluded) as Param);
+    }
+    return narrowedListing(listing, { where, params });
+  }
+
+  /** A listing of organizations less those in a search's categories (see inCategories). */
+  outsideCategories(listing: Listing<Param>, groups: readonly (readonly number[])[]): Listing<Param> {
+    const inCategories = this.inCategories(groups, listing.position);
+    return narrowedListing(listing, { where: [`NOT (${inCategories.where})`], params: inCategories.params });
   }
 
   /** Every taxonomy, or those whose text holds the words (`text`: the search in the store's text table aliased `x`). */

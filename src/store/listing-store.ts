@@ -69,6 +69,10 @@ export interface ListingBackend<Param> {
   organizationsByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Promise<Page>;
   /** Organizations by search (`query`, made from filter.search) and/or `modifiedSince`, within every membership list given. */
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing<Param>;
+  /** A search's category matches: see ListingSql.categoryListing. */
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): Listing<Param>;
+  /** A listing less the organizations in a search's categories: see ListingSql.outsideCategories. */
+  outsideCategories(listing: Listing<Param>, groups: readonly (readonly number[])[]): Listing<Param>;
   /** What facet values are called. */
   readonly facetLabels: FacetLabels;
   /** Organizations per value of each facet (facets.ts) in a listing, or in the unfiltered list. */

@@ -3,29 +3,41 @@ import type { FacetCount } from './facets.ts';
 import type { Membership } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import type { ListingBackend } from './listing-store.ts';
+import { CategoryMatcher } from './search-categories.ts';
+import type { SearchCategories } from './search-categories.ts';
 import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, suggestedSearches } from './search-query.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
-import type { Batches, OrganizationFilter, OrganizationView, Page, PositionRange } from './store.ts';
+import type { Batches, CategoryLabel, OrganizationFilter, OrganizationView, Page, PositionRange } from './store.ts';
 
-/** One part of what an organization search matches: its full matches, or its partial matches. */
+/** One part of what an organization search matches: its full matches, its category matches, or its partial matches. */
 interface SearchPart<Param> {
   listing: Listing<Param>;
   total: number;
-  /** The first RANKED_SEARCH_LIMIT matches, ranked. */
+  /** The first RANKED_SEARCH_LIMIT matches, ranked; none for a part served in list order. */
   window(): Promise<Candidate[]>;
+  ranked: boolean;
 }
 
 /** What an organization search matches: parts served one after another, none sharing an organization. */
 interface SearchMatches<Param> {
   parts: SearchPart<Param>[];
   total: number;
+  /** The categories of its category matches, when it has any. */
+  categories?: SearchCategories;
 }
 
-/** Which query answers a search, how many it matches, and its partial matches (see partialMatches), if it has any served. */
+/**
+ * Which query answers a search, how many it matches, its category matches (the organizations in the
+ * categories its words name, less its full matches, at `excluded`) and its partial matches (see
+ * partialMatches, less those in the categories), for each that it has.
+ */
 interface SearchDecision {
   query: SearchQuery;
   total: number;
+  /** Its full matches in list order, when they were read to be left out of its category matches. */
+  fullMatches?: Candidate[];
+  categories?: { named: SearchCategories; excluded: number[]; total: number };
   partial?: { query: SearchQuery; total: number };
 }
 
@@ -55,6 +67,7 @@ function sumCounts(lists: readonly FacetCount[][]): FacetCount[] {
  */
 export class OrganizationSearch<Param> {
   private readonly backend: ListingBackend<Param>;
+  private categoryMatcher: CategoryMatcher | undefined;
   private readonly queries = new Map<string, SearchQuery>();
   /** Search decisions under way (see decision), by filter and membership lists. */
   private readonly decisions = new Map<string, Promise<SearchDecision>>();
@@ -68,9 +81,12 @@ export class OrganizationSearch<Param> {
    * word, the page may carry the closest spelling that does.
    */
   async page(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, range: PositionRange): Promise<Page> {
-    const { parts, total } = await this.matches(filter, memberships, view, range.first <= RANKED_SEARCH_LIMIT);
+    const { parts, total, categories } = await this.matches(filter, memberships, view, range.first <= RANKED_SEARCH_LIMIT);
     const suggestion = parts[0]!.total === 0 ? await this.suggestion(filter, memberships) : undefined;
-    const suggested = suggestion === undefined ? {} : { suggestion };
+    const suggested = {
+      ...(suggestion === undefined ? {} : { suggestion }),
+      ...(categories === undefined ? {} : { categories: this.labels(categories) }),
+    };
     if (range.first > total) return { total, items: [], ...suggested };
     const start = range.first - 1;
     const end = start + range.count;
@@ -89,7 +105,11 @@ export class OrganizationSearch<Param> {
 
   /** Every match of a search, in the order of its pages, a batch at a time. */
   async *all(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView): Batches {
-    for (const { listing, window: ranked } of (await this.matches(filter, memberships, view, true)).parts) {
+    for (const { listing, window: ranked, ranked: isRanked } of (await this.matches(filter, memberships, view, true)).parts) {
+      if (!isRanked) {
+        yield* this.backend.all(listing, false);
+        continue;
+      }
       const window = await ranked();
       for (let start = 0; start < window.length; start += BATCH) yield await this.backend.jsonOf(listing, window.slice(start, start + BATCH).map((candidate) => candidate.position));
       if (window.length === RANKED_SEARCH_LIMIT) {
@@ -108,8 +128,9 @@ export class OrganizationSearch<Param> {
 
   /**
    * A search's parts and total: its full matches as typed, or when that matches nothing and
-   * correcting its short words too matches something, that (see organizationQuery); then its partial
-   * matches, when the full matches are few.
+   * correcting its short words too matches something, that (see organizationQuery); then the
+   * organizations in the categories its words name (search-categories.ts), when its full matches are
+   * fewer than are ranked; then its partial matches, when the full matches are few.
    */
   private async matches(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, ranked = false): Promise<SearchMatches<Param>> {
     const typed = this.query(filter)!;
@@ -118,10 +139,20 @@ export class OrganizationSearch<Param> {
     // are read: the ranked window is read while they are counted.
     const early = ranked && isSearchAlone(filter, memberships) ? this.rankedWindow(typedListing, typed, typed.estimatedMatches) : undefined;
     early?.catch(() => {});
-    const { query, total, partial } = await this.decision(filter, memberships);
-    const full = this.part(filter, memberships, view, { query, total }, query === typed ? { listing: typedListing, window: early } : undefined);
-    const parts = partial === undefined ? [full] : [full, this.part(filter, memberships, view, partial)];
-    return { parts, total: parts.reduce((sum, part) => sum + part.total, 0) };
+    const { query, total, fullMatches, categories, partial } = await this.decision(filter, memberships);
+    const window = fullMatches === undefined ? early : Promise.resolve(this.ranked(fullMatches, query));
+    const full = this.part(filter, memberships, view, { query, total }, query === typed ? { listing: typedListing, window } : undefined);
+    const parts = [full];
+    if (categories !== undefined) {
+      const listing = this.backend.categoryListing(filter, memberships, view, categories.named.groups, categories.excluded);
+      parts.push({ listing, total: categories.total, window: async () => [], ranked: false });
+    }
+    if (partial !== undefined) {
+      const partialListing = this.backend.organizationListing(filter, memberships, view, partial.query);
+      const listing = categories === undefined ? partialListing : this.backend.outsideCategories(partialListing, categories.named.groups);
+      parts.push(this.part(filter, memberships, view, partial, { listing }));
+    }
+    return { parts, total: parts.reduce((sum, part) => sum + part.total, 0), ...(categories === undefined ? {} : { categories: categories.named }) };
   }
 
   /** A part of a search's matches; `made`: its listing already made, and its window if already being read. */
@@ -133,8 +164,8 @@ export class OrganizationSearch<Param> {
     made?: { listing: Listing<Param>; window?: Promise<Candidate[]> },
   ): SearchPart<Param> {
     const listing = made?.listing ?? this.backend.organizationListing(filter, memberships, view, query);
-    if (total === 0) return { listing, total, window: async () => [] };
-    return { listing, total, window: () => made?.window ?? this.rankedWindow(listing, query, total) };
+    if (total === 0) return { listing, total, window: async () => [], ranked: true };
+    return { listing, total, window: () => made?.window ?? this.rankedWindow(listing, query, total), ranked: true };
   }
 
   /**
@@ -152,18 +183,33 @@ export class OrganizationSearch<Param> {
   }
 
   private async decide(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<SearchDecision> {
-    const { query, total } = await this.fullMatches(filter, memberships);
+    const named = this.categories().match(filter.search!);
+    const { query, total } = await this.fullMatches(filter, memberships, named !== undefined);
+    const decision: SearchDecision = { query, total };
+    // Full matches as many as are ranked say enough of what is sought; fewer are followed by the categories.
+    if (named !== undefined && total < RANKED_SEARCH_LIMIT) {
+      const listing = this.backend.organizationListing(filter, memberships, {}, query);
+      decision.fullMatches = total === 0 ? [] : await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, total);
+      const excluded = decision.fullMatches.map((candidate) => candidate.position);
+      const categoryTotal = await this.backend.count(this.backend.categoryListing(filter, memberships, {}, named.groups, excluded));
+      if (categoryTotal > 0) decision.categories = { named, excluded, total: categoryTotal };
+    }
     const partial = total < PARTIAL_MATCHES_BELOW ? partialMatches(query) : undefined;
-    if (partial === undefined) return { query, total };
-    const partialTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, partial));
-    return partialTotal === 0 ? { query, total } : { query, total, partial: { query: partial, total: partialTotal } };
+    if (partial === undefined) return decision;
+    const partialListing = this.backend.organizationListing(filter, memberships, {}, partial);
+    const groups = decision.categories?.named.groups;
+    const partialTotal = await this.backend.count(groups === undefined ? partialListing : this.backend.outsideCategories(partialListing, groups));
+    return partialTotal === 0 ? decision : { ...decision, partial: { query: partial, total: partialTotal } };
   }
 
-  /** The query of a search's full matches, and how many there are. */
-  private async fullMatches(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<{ query: SearchQuery; total: number }> {
+  /**
+   * The query of a search's full matches, and how many there are. When none holds its words, short
+   * words are corrected too, unless the words name categories: then they are read as typed.
+   */
+  private async fullMatches(filter: OrganizationFilter, memberships: readonly Membership[], namesCategories: boolean): Promise<{ query: SearchQuery; total: number }> {
     const typed = this.query(filter)!;
     const total = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, typed));
-    if (total > 0) return { query: typed, total };
+    if (total > 0 || namesCategories) return { query: typed, total };
     const lenient = this.query(filter, true)!;
     if (lenient.words.every((word, index) => word.alternatives.size === typed.words[index]!.alternatives.size)) return { query: typed, total };
     const lenientTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, lenient));
@@ -172,7 +218,29 @@ export class OrganizationSearch<Param> {
 
   /** The first RANKED_SEARCH_LIMIT matches of a search in list order (fewest name words first), ranked. */
   private async rankedWindow(listing: Listing<Param>, query: SearchQuery, matches: number): Promise<Candidate[]> {
-    return rankCandidates(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, matches), query, (term) => this.backend.termSize(term));
+    return this.ranked(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, matches), query);
+  }
+
+  private ranked(candidates: Candidate[], query: SearchQuery): Candidate[] {
+    return rankCandidates(candidates, query, (term) => this.backend.termSize(term));
+  }
+
+  /** What reads searches as categories, made when the first search needs it. */
+  private categories(): CategoryMatcher {
+    this.categoryMatcher ??= new CategoryMatcher(
+      this.backend.taxonomies,
+      [...this.backend.facetLabels.terms].map(([position, label]) => ({ position, taxonomyPosition: label.taxonomyPosition, code: label.code, name: label.name })),
+    );
+    return this.categoryMatcher;
+  }
+
+  /** The categories' terms as the answer names them. */
+  private labels(categories: SearchCategories): CategoryLabel[] {
+    const taxonomies = new Map(this.backend.taxonomies.map((taxonomy) => [taxonomy.position, taxonomy.code]));
+    return categories.terms.map((position) => {
+      const { id, code, name, taxonomyPosition } = this.backend.facetLabels.terms.get(position)!;
+      return { id, code, name, taxonomy: taxonomies.get(taxonomyPosition) ?? '' };
+    });
   }
 
   /**
@@ -180,8 +248,8 @@ export class OrganizationSearch<Param> {
    * matches in list order (fewest name words first) ranked (search-query.ts), the rest after them in
    * list order.
    */
-  private async partItems({ listing, total, window }: SearchPart<Param>, start: number, end: number): Promise<string[]> {
-    const windowLength = Math.min(total, RANKED_SEARCH_LIMIT);
+  private async partItems({ listing, total, window, ranked }: SearchPart<Param>, start: number, end: number): Promise<string[]> {
+    const windowLength = ranked ? Math.min(total, RANKED_SEARCH_LIMIT) : 0;
     const items = start < windowLength ? await this.backend.jsonOf(listing, (await window()).slice(start, end).map((candidate) => candidate.position)) : [];
     if (end > windowLength) {
       const after = Math.max(start, windowLength);

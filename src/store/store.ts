@@ -17,8 +17,18 @@ export interface Page {
   items: string[];
   /** For a search that matched nothing: a spelling of it that matches something (see search-query.ts). */
   suggestion?: string;
+  /** For a search: the categories whose organizations it lists after those its words name (see search-categories.ts). */
+  categories?: CategoryLabel[];
   /** The facets asked for, of the whole filtered list (see facets.ts). */
   facets?: Facets;
+}
+
+/** A taxonomy term as a search names it among its categories. */
+export interface CategoryLabel {
+  id: string;
+  code: string;
+  name: string;
+  taxonomy: string;
 }
 
 export interface TaxonomyRef {

@@ -51,6 +51,11 @@ export const PATHS = [
   '/organizations?search=sheltr',
   '/organizations?search=shelter&facets=colors,things:2,tax_status',
   // No name holds both words: partial matches, under a filter too, with facets, streamed.
+  // A search that names a category (the term BLUE): its organizations follow the name matches, under filters too.
+  '/organizations?search=blue',
+  '/organizations?search=blue&facets=colors,tax_status&per_page=2&page=2',
+  '/organizations?search=blue&tax_status=501c3',
+  '/organizations?format=ndjson&search=blue',
   '/organizations?search=shelter+clinic',
   '/organizations?search=shelter+clinic&taxonomy_term_id=colors:red',
   '/organizations?search=shelter+clinic&facets=colors,tax_status&per_page=3&page=2',

@@ -199,14 +199,15 @@ describe('the OpenAPI document', () => {
       assert.ok(rest.required.includes('contents') && rest.properties.contents.type === 'array', path);
       assert.equal(rest.properties.links['x-profile-extension'], true, path);
     }
-    // The envelope's additions on the organization list: a spelling suggestion and the facet counts.
+    // The envelope's additions on the organization list: a spelling suggestion, the categories a search was read as, and the facet counts.
     const organizationPage = body.paths['/organizations'].get.responses['200'].content['application/json'].schema.allOf[1];
-    for (const field of ['search_suggestion', 'facets']) {
+    for (const field of ['search_suggestion', 'search_categories', 'facets']) {
       assert.equal(organizationPage.properties[field]['x-profile-extension'], true, field);
       assert.ok(!organizationPage.required.includes(field), `${field} is sent only when there is one`);
     }
     assert.equal(organizationPage.properties.search_suggestion.type, 'string');
     assert.equal(organizationPage.properties.facets.type, 'object');
+    assert.deepEqual(organizationPage.properties.search_categories.items.required, ['id', 'code', 'name', 'taxonomy']);
     assert.deepEqual(organizationPage.properties.facets.additionalProperties.items.required, ['count']);
     const parameters = (path: string) => Object.fromEntries(body.paths[path].get.parameters.map((parameter: any) => [parameter.name, parameter]));
     assert.deepEqual(Object.keys(parameters('/organizations')), ['page', 'per_page', 'format', 'search', 'taxonomy_term_id', 'include_descendants', 'taxonomy_id', 'modified_after', 'tax_status', 'facets', 'full']);

@@ -59,9 +59,15 @@ function describeRanking(label: string, open: (sample: DatasetSample) => Promise
 
     it('ranks names holding the words as typed before names holding another form of them', async () => {
       assert.deepEqual((await names(opened.store, 'veteran', 2)).names, ['VETERAN BUILDING CHARITIES CORPORATION', 'VETERAN VILLAGE - AMNACS']);
-      const veterans = await names(opened.store, 'veterans', 20);
-      assert.equal(veterans.total, 81, 'both forms match');
-      assert.deepEqual(veterans.names.filter((name) => !/\bVETERANS\b/.test(name)), []);
+      const veterans = await opened.store.organizations({ search: ['veterans'] }, { first: 1, count: 100 });
+      const texts = veterans.items.map((json) => {
+        const { name, alternate_name: alternateName = '', description = '' } = JSON.parse(json) as { name: string; alternate_name?: string; description?: string };
+        return { name, text: `${name} ${alternateName} ${description}`.toUpperCase() };
+      });
+      const holding = texts.filter(({ text }) => /\bVETERANS?\b|\bVFW\b/.test(text));
+      assert.equal(holding.length, 81, 'both forms match');
+      assert.deepEqual(texts.slice(0, 81), holding, 'the organizations holding the word come first, then those of the categories it names');
+      assert.deepEqual(texts.slice(0, 20).filter(({ name }) => !/\bVETERANS\b/.test(name)), []);
     });
 
     it('ranks names under the term most matches are classified under ahead of names alike', async () => {
@@ -94,10 +100,14 @@ function describeRanking(label: string, open: (sample: DatasetSample) => Promise
       const partial = found.slice(1).map((organization) => `${organization.name} | ${organization.alternate_name ?? ''}`);
       assert.ok(partial.length > 5 && partial.length === page.total - 1);
       assert.ok(partial.every((names) => /\bHUMANE?\b/.test(names) && /\bSOCIETY\b/.test(names) && !/\bCASPER\b/.test(names)), 'humane societies, none in Casper');
-      // Twenty full matches or more are served alone.
-      const many = await names(opened.store, 'historical society', 1000);
-      assert.ok(many.total >= 20 && many.total === many.names.length);
-      assert.ok(many.names.every((name) => /\bHISTORIC/.test(name) && /\bSOCIETY\b/.test(name)), 'no partial matches');
+      // Twenty full matches or more have no partial matches: the organizations of the category the words name follow them.
+      const many = await opened.store.organizations({ search: ['historical society'] }, { first: 1, count: 1000 });
+      const manyFound = many.items.map((json) => JSON.parse(json) as { name: string; classifications?: { code: string }[] });
+      const holding = manyFound.filter(({ name }) => /\bHISTORIC/.test(name) && /\bSOCIETY\b/.test(name));
+      assert.ok(holding.length >= 20 && many.total === manyFound.length);
+      assert.deepEqual(manyFound.slice(0, holding.length), holding);
+      assert.deepEqual(many.categories?.map((term) => `${term.taxonomy}:${term.code}`), ['ntee:A82']);
+      assert.deepEqual(manyFound.slice(holding.length).filter((organization) => !organization.classifications?.some((term) => term.code === 'A82')), [], 'no partial matches');
       // A search of one word has none.
       assert.equal((await names(opened.store, 'zzyzx')).total, 0);
     });

@@ -129,6 +129,7 @@ export default async function pages(app: FastifyInstance): Promise<void> {
         perPage: paging.perPage,
         organizations: page.items.map((json) => JSON.parse(json) as OrganizationJson),
         suggestion: page.suggestion,
+        categories: page.categories,
         facets: facets as Record<string, Facet[]>,
         filters,
         json: `${frame.api}/organizations${queryOf(request)}`,

@@ -161,6 +161,8 @@ export interface ResultsPage {
   perPage: number;
   organizations: OrganizationJson[];
   suggestion?: string;
+  /** The categories the search was also read as (see search-categories.ts). */
+  categories?: { id: string; name: string }[];
   facets?: Record<string, Facet[]>;
   /** What the filters name, as people read them (a term's name for its id). */
   filters: { name: string; label: string }[];
@@ -184,7 +186,13 @@ export function resultsPage(frame: Frame, results: ResultsPage): string {
     html`<h1>${title}</h1>
 ${results.filters.length === 0 ? '' : html`<p>Filtered by ${results.filters.map((filter, index) => html`${index === 0 ? '' : ', '}${filter.label} (<a href="${without(filter.name)}">remove</a>)`)}.</p>`}
 <p role="status">${total === 0 ? 'No organization matches.' : results.organizations.length === 0 ? `${counted(total, 'organization')}; this page is past the last.` : `${counted(total, 'organization')}; ${formatCount(first)} to ${formatCount(first + results.organizations.length - 1)} shown.`}
-${results.suggestion === undefined ? '' : html` Did you mean <a href="${searchUrl(frame, { ...query, search: results.suggestion, page: undefined })}">${results.suggestion}</a>?`}</p>
+${results.suggestion === undefined ? '' : html` Did you mean <a href="${searchUrl(frame, { ...query, search: results.suggestion, page: undefined })}">${results.suggestion}</a>?`}
+${results.categories === undefined || results.categories.length === 0
+  ? ''
+  : html` Including organizations in ${results.categories.map(
+      (category, index) =>
+        html`${index === 0 ? '' : index === results.categories!.length - 1 ? ' and ' : ', '}<a href="${searchUrl(frame, { taxonomy_term_id: category.id, include_descendants: 'true' })}"><em>${category.name}</em></a>`,
+    )}.`}</p>
 ${results.organizations.length === 0 ? '' : html`<ol class="results" start="${first}">${results.organizations.map((organization) => organizationItem(frame, organization))}</ol>`}
 ${lastPage > 1 && total > 0
   ? html`<nav aria-label="Pages" class="pages">${results.page > 1 ? html`<a href="${pageLink(results.page - 1)}" rel="prev">Previous page</a>` : ''}<span>Page ${formatCount(results.page)} of ${formatCount(lastPage)}</span>${results.page < lastPage ? html`<a href="${pageLink(results.page + 1)}" rel="next">Next page</a>` : ''}</nav>`

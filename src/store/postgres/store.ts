@@ -68,7 +68,7 @@ export async function generationFacts(pool: pg.Pool, generation: number): Promis
   if (row.format !== STORE_FORMAT) throw new Error(`generation ${generation} has format ${row.format}, not ${STORE_FORMAT} (built by another version?); publish again`);
   const taxonomies = await query<TaxonomyRow>(pool, `SELECT position, id, code FROM ${schema}.taxonomies ORDER BY position`);
   const lengths = await query<{ list: string; key: number; length: number }>(pool, `SELECT list, key, length FROM ${schema}.list_lengths`);
-  const terms = await query<{ position: number; id: string; code: string; json: string }>(pool, `SELECT position, id, code, json FROM ${schema}.taxonomy_terms`);
+  const terms = await query<{ position: number; id: string; code: string; taxonomy_position: number; json: string }>(pool, `SELECT position, id, code, taxonomy_position, json FROM ${schema}.taxonomy_terms`);
   const taxStatuses = await query<{ position: number; value: string }>(pool, `SELECT position, value FROM ${schema}.tax_statuses`);
   const words = await query<VocabularyEntry>(pool, `SELECT word, token, organizations FROM ${schema}.search_vocabulary ORDER BY word`);
   const history = await query<DatasetVersion>(pool, `SELECT ${HISTORY_COLUMNS} FROM ${schema}.dataset_versions ORDER BY sequence`);
@@ -232,6 +232,14 @@ class PostgresBackend implements ListingBackend<unknown> {
 
   taxonomyListing(search: SearchWords | undefined): PgListing {
     return this.sql.taxonomyListing(search === undefined ? undefined : textSearch(search));
+  }
+
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): PgListing {
+    return this.sql.categoryListing(filter, memberships, view, groups, excluded);
+  }
+
+  outsideCategories(listing: PgListing, groups: readonly (readonly number[])[]): PgListing {
+    return this.sql.outsideCategories(listing, groups);
   }
 
   removedListing(since: string): PgListing {

@@ -65,7 +65,7 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     this.fragments = snapshotFragments(this.db);
     this.listings = new ListingRunner(this.db, this.fragments);
     this.facetLabels = facetLabels(
-      this.db.prepare('SELECT position, id, code, json FROM taxonomy_terms').all() as unknown as { position: number; id: string; code: string; json: string }[],
+      this.db.prepare('SELECT position, id, code, taxonomy_position, json FROM taxonomy_terms').all() as unknown as { position: number; id: string; code: string; taxonomy_position: number; json: string }[],
       this.db.prepare('SELECT position, value FROM tax_statuses').all() as unknown as { position: number; value: string }[],
     );
     this.vocabulary = new Vocabulary(this.db.prepare('SELECT word, token, organizations FROM search_vocabulary ORDER BY word').all() as unknown as VocabularyEntry[]);
@@ -206,6 +206,14 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
 
   taxonomyListing(search: SearchWords | undefined): Listing {
     return SQL.taxonomyListing(search === undefined ? undefined : textSearch('taxonomies_text', search));
+  }
+
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): Listing {
+    return SQL.categoryListing(filter, memberships, view, groups, excluded);
+  }
+
+  outsideCategories(listing: Listing, groups: readonly (readonly number[])[]): Listing {
+    return SQL.outsideCategories(listing, groups);
   }
 
   removedListing(since: string): Listing {

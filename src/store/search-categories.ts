@@ -1,0 +1,150 @@
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import type { TaxonomyRow } from './filter-plan.ts';
+import { queryWords, textWords } from './search-text.ts';
+import type { SearchWords } from './store.ts';
+
+/**
+ * What a search means as categories: the taxonomy terms its words name, so that organizations
+ * classified under them are found even when their names hold none of the words (`rent help` finds
+ * housing assistance programs, `ged classes` adult education). A search is read against a curated
+ * list of the everyday words people use for terms (everyday-words.csv, with each phrase's reason),
+ * and failing that against the terms' own names. Every word of the search that says which need it is
+ * must be read so: one word of several never stands for the whole search (`legal` alone does not make
+ * `legal aid society of cleveland` a search for legal services, as `cleveland` names no category).
+ * Words that say nothing of the need (`help`, `free`, `near me`, `ayuda`: need-filler-words.csv) are
+ * passed over.
+ */
+
+/** A term as the matcher needs it: where it is, in which taxonomy, its code and name. */
+export interface CategoryTerm {
+  position: number;
+  taxonomyPosition: number;
+  code: string;
+  name: string;
+}
+
+/**
+ * The categories of a search: groups of term positions; an organization is in the categories when,
+ * for every group, it is classified under one of the group's terms or a term below one. A group is
+ * what one phrase of the search names (`rent` → housing assistance terms); a search of two needs
+ * (`food for seniors`) asks for both.
+ */
+export interface SearchCategories {
+  groups: number[][];
+  /** Every term named, in the order met, each once: what the answer says it included. */
+  terms: number[];
+}
+
+export interface EverydayPhrase {
+  phrase: string;
+  /** `taxonomy:code` references, as in the list. */
+  terms: string[];
+}
+
+interface Lists {
+  phrases: readonly EverydayPhrase[];
+  filler: readonly string[];
+}
+
+const listFile = (name: string): string => readFileSync(new URL(name, import.meta.url), 'utf8');
+
+let bundled: Lists | undefined;
+
+/** The lists in this folder, read once. */
+export function bundledLists(): Lists {
+  bundled ??= {
+    phrases: (parse(listFile('./everyday-words.csv'), { columns: true, skip_empty_lines: true }) as { phrase: string; terms: string }[]).map((row) => ({
+      phrase: row.phrase,
+      terms: row.terms.split(/\s+/u).filter((term) => term !== ''),
+    })),
+    filler: (parse(listFile('./need-filler-words.csv'), { columns: true, skip_empty_lines: true }) as { word: string }[]).map((row) => row.word),
+  };
+  return bundled;
+}
+
+/** A text's tokens, as names are indexed (search-text.ts). */
+const tokensOf = (text: string): string[] => textWords(text).map((word) => word.token);
+
+/** The parts of a term name that each name a thing: `Food Banks & Pantries` names food banks and (food) pantries. */
+const NAME_PARTS = /\s*(?:,|&|\/|;|\(|\)|\band\b|\bor\b)\s*/iu;
+
+export class CategoryMatcher {
+  /** Curated phrases by their tokens joined with spaces: the terms they name, by position. */
+  private readonly phrases = new Map<string, number[]>();
+  private readonly longestPhrase: number;
+  private readonly filler: ReadonlySet<string>;
+  /** Each term's name: its tokens, and the token sets of its parts. */
+  private readonly names: { position: number; tokens: Set<string>; parts: string[][] }[] = [];
+
+  constructor(taxonomies: readonly TaxonomyRow[], terms: Iterable<CategoryTerm>, lists: Lists = bundledLists()) {
+    const positionOf = new Map<string, number>();
+    const taxonomyCodes = new Map(taxonomies.map((taxonomy) => [taxonomy.position, taxonomy.code.toLowerCase()]));
+    for (const term of terms) {
+      const taxonomy = taxonomyCodes.get(term.taxonomyPosition);
+      if (taxonomy === undefined) continue;
+      positionOf.set(`${taxonomy}:${term.code}`, term.position);
+      const parts = term.name.split(NAME_PARTS).map(tokensOf).filter((part) => part.length > 0);
+      this.names.push({ position: term.position, tokens: new Set(parts.flat()), parts });
+    }
+    this.filler = new Set(lists.filler.flatMap(tokensOf));
+    let longest = 0;
+    for (const { phrase, terms: references } of lists.phrases) {
+      // Filler inside a phrase (`clases de ingles`) is passed over in the search too.
+      const key = tokensOf(phrase)
+        .filter((token) => !this.filler.has(token))
+        .join(' ');
+      if (key === '') continue;
+      // A dataset without a term the list names (another taxonomy, or none) leaves it out.
+      const positions = references.flatMap((reference) => {
+        const [taxonomy = '', ...code] = reference.split(':');
+        const position = positionOf.get(`${taxonomy.toLowerCase()}:${code.join(':')}`);
+        return position === undefined ? [] : [position];
+      });
+      if (positions.length === 0) continue;
+      const known = this.phrases.get(key) ?? [];
+      this.phrases.set(key, [...new Set([...known, ...positions])]);
+      longest = Math.max(longest, key.split(' ').length);
+    }
+    this.longestPhrase = longest;
+  }
+
+  /** The categories a search names, if every word of it that is not filler is read as one. */
+  match(search: SearchWords): SearchCategories | undefined {
+    const tokens = queryWords(search)
+      .map((word) => word.token)
+      .filter((token) => !this.filler.has(token));
+    if (tokens.length === 0) return undefined;
+    const groups = this.curated(tokens) ?? this.named(tokens);
+    if (groups === undefined) return undefined;
+    return { groups, terms: [...new Set(groups.flat())] };
+  }
+
+  /** Groups of the curated phrases that cover the tokens, longest phrase first from each word on; undefined when some word is in none. */
+  private curated(tokens: readonly string[]): number[][] | undefined {
+    const groups: number[][] = [];
+    for (let at = 0; at < tokens.length; ) {
+      let found: { length: number; terms: number[] } | undefined;
+      for (let length = Math.min(this.longestPhrase, tokens.length - at); length > 0 && found === undefined; length--) {
+        const terms = this.phrases.get(tokens.slice(at, at + length).join(' '));
+        if (terms !== undefined) found = { length, terms };
+      }
+      if (found === undefined) return undefined;
+      if (!groups.some((group) => group.length === found.terms.length && group.every((term) => found.terms.includes(term)))) groups.push(found.terms);
+      at += found.length;
+    }
+    return groups;
+  }
+
+  /**
+   * The terms whose names hold every word and name a thing with some of them (a part of the name is
+   * among the words): `food pantry` names Food Banks & Pantries, `food` alone does not name it.
+   */
+  private named(tokens: readonly string[]): number[][] | undefined {
+    const wanted = new Set(tokens);
+    const terms = this.names
+      .filter(({ tokens: held, parts }) => tokens.every((token) => held.has(token)) && parts.some((part) => part.every((token) => wanted.has(token))))
+      .map(({ position }) => position);
+    return terms.length === 0 ? undefined : [terms];
+  }
+}

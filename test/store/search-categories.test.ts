@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import { buildSnapshot } from '../../src/build/build.ts';
+import { CategoryMatcher } from '../../src/store/search-categories.ts';
+import type { CategoryTerm } from '../../src/store/search-categories.ts';
+import { SqliteStore } from '../../src/store/sqlite/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { temporaryDirectory } from '../helpers/app.ts';
+import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
+import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
+import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
+
+/** The NTEE codes as the bundled data has them, at positions of their own: the matcher reads only names and codes. */
+const ntee = (parse(readFileSync('data/ntee/ntee_codes.csv'), { columns: true }) as { code: string; title: string }[]).map(
+  (row, index): CategoryTerm => ({ position: index + 1, taxonomyPosition: 1, code: row.code, name: row.title }),
+);
+const positionOf = (code: string) => ntee.find((term) => term.code === code)!.position;
+const taxonomies = [{ position: 1, id: 'ntee-id', code: 'ntee' }];
+const lists = {
+  phrases: [
+    { phrase: 'rent', terms: ['ntee:L80'] },
+    { phrase: 'eviction', terms: ['ntee:L80', 'ntee:I80'] },
+    { phrase: 'food', terms: ['ntee:K31', 'ntee:K30'] },
+    { phrase: 'seniors', terms: ['ntee:P81'] },
+    { phrase: 'clases de inglés', terms: ['NTEE:B60'] },
+    { phrase: 'legal', terms: ['ntee:I80'] },
+    { phrase: 'not in this dataset', terms: ['oe_services:1101'] },
+  ],
+  filler: ['help', 'free', 'near', 'me', 'de', 'ayuda'],
+};
+const matcher = new CategoryMatcher(taxonomies, ntee, lists);
+const groups = (search: string) => matcher.match([search])?.groups;
+
+describe('what a search names as categories', () => {
+  it('reads every word through the everyday words, filler passed over', () => {
+    assert.deepEqual(groups('rent help'), [[positionOf('L80')]]);
+    assert.deepEqual(groups('Free food near me'), [[positionOf('K31'), positionOf('K30')]]);
+    assert.deepEqual(groups('ayuda: clases de ingles'), [[positionOf('B60')]], 'accents, filler and case as the index reads them');
+    assert.deepEqual(matcher.match(['eviction help'])?.terms, [positionOf('L80'), positionOf('I80')]);
+  });
+
+  it('asks for each need of a search of two', () => {
+    assert.deepEqual(groups('food for seniors'), [[positionOf('K31'), positionOf('K30')], [positionOf('P81')]]);
+  });
+
+  it('never lets one word stand for a search of several', () => {
+    assert.equal(groups('legal aid society of cleveland'), undefined);
+    assert.equal(groups('rent a center'), undefined);
+    assert.equal(groups('help'), undefined, 'filler alone names nothing');
+  });
+
+  it('reads term names when no everyday word fits: every word in the name, and a part of the name among the words', () => {
+    assert.deepEqual(groups('historical societies'), [[positionOf('A82')]]);
+    assert.deepEqual(groups('food pantries'), [[positionOf('K31')]], 'Food Banks & Pantries names (food) pantries');
+    assert.ok(groups('legal services')![0]!.includes(positionOf('I80')));
+    assert.equal(groups('banks pantries agriculture'), undefined, 'words of two names');
+  });
+
+  it('leaves out what the dataset does not hold', () => {
+    assert.equal(groups('not in this dataset'), undefined);
+  });
+});
+
+async function page(store: Store, search: string, count: number, filter = {}) {
+  const result = await store.organizations({ search: [search], ...filter }, { first: 1, count });
+  return { ...result, organizations: result.items.map((json) => JSON.parse(json) as { name: string; classifications?: { code: string }[] }) };
+}
+
+/** On real names (the IRS file of Wyoming, as shipped, with NTEE and Open Eligibility and the bundled lists), on both stores. */
+function describeCategories(label: string, open: (sample: DatasetSample) => Promise<{ store: Store; dispose: () => Promise<void> }>) {
+  describe(`search by categories on real names: ${label}`, () => {
+    let sample: DatasetSample;
+    let opened: { store: Store; dispose: () => Promise<void> };
+    before(async () => {
+      sample = await defaultDatasetSample();
+      opened = await open(sample);
+    });
+    after(async () => {
+      await opened?.dispose();
+      sample?.remove();
+    });
+
+    it('follows the name matches with the organizations of the categories, and says which', async () => {
+      const veterans = await page(opened.store, 'veterans', 1000);
+      assert.ok(veterans.categories !== undefined && veterans.categories.length > 0);
+      assert.deepEqual(veterans.categories.map((term) => `${term.taxonomy}:${term.code} ${term.name}`), ['oe_situations:20010 Veterans'], 'the situation named so');
+      const codes = new Set(veterans.categories.map((term) => term.code));
+      const firstCategoryOnly = veterans.organizations.findIndex(({ name, classifications }) => !/VETERAN|VFW/.test(name) && classifications?.some((term) => codes.has(term.code)));
+      assert.ok(firstCategoryOnly > 20, `name matches first (${firstCategoryOnly})`);
+      assert.equal(veterans.total, veterans.organizations.length);
+      assert.equal(new Set(veterans.items).size, veterans.items.length, 'no organization twice');
+    });
+
+    it('pages, counts and filters the category matches as one list', async () => {
+      const all = await page(opened.store, 'veterans', 1000);
+      const pages: string[] = [];
+      for (let first = 1; first <= all.total; first += 7) pages.push(...(await opened.store.organizations({ search: ['veterans'] }, { first, count: 7 })).items);
+      assert.deepEqual(pages, all.items);
+      const streamed: string[] = [];
+      for await (const batch of opened.store.allOrganizations({ search: ['veterans'] })) streamed.push(...batch);
+      assert.deepEqual(streamed, all.items);
+      const facets = await opened.store.organizationFacets({ search: ['veterans'] }, [{ kind: 'tax_status' }]);
+      assert.equal(facets.tax_status!.reduce((sum, value) => sum + value.count, 0), all.total);
+      const c19 = await page(opened.store, 'veterans', 1000, { taxStatus: '501(c)(19)' });
+      assert.ok(c19.total > 0 && c19.total < all.total);
+      assert.deepEqual(c19.items, all.items.filter((json) => (JSON.parse(json) as { tax_status?: string }).tax_status === '501(c)(19)'));
+    });
+
+    it('has no categories where the words name none', async () => {
+      const page1 = await page(opened.store, 'casper humane society', 5);
+      assert.equal(page1.categories, undefined);
+      assert.equal(page1.organizations[0]!.name, 'CASPER HUMANE SOCIETY');
+    });
+  });
+}
+
+describeCategories('SQLite', async (sample) => {
+  const directory = temporaryDirectory();
+  await buildSnapshot(sample.input, join(directory.path, 'snapshot.sqlite'));
+  const store = new SqliteStore(join(directory.path, 'snapshot.sqlite'));
+  return {
+    store,
+    dispose: async () => {
+      await store.close();
+      directory.remove();
+    },
+  };
+});
+
+describe('PostgreSQL', postgresSuite, () => {
+  describeCategories('PostgreSQL', async (sample) => {
+    const { stores, dispose } = await publishedDatabase(sample.input);
+    return { store: stores.acquire().store, dispose };
+  });
+});
