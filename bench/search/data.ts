@@ -71,3 +71,38 @@ export function grade(rule: TopicRule, organization: Organization): number {
   if (rule.ntee.length === 0) return named ? 2 : 0;
   return (organization.ntee !== undefined && rule.ntee.includes(organization.ntee) ? 1 : 0) + (named ? 1 : 0);
 }
+
+/**
+ * A need's relevance rule (bench/search/needs.json): the NTEE code alone, chosen from the codes'
+ * NCCS definitions and keywords. An organization gets 2 when its code is in grade2 (its primary
+ * purpose meets the need), 1 when it is in grade1 (closely related), else 0. Codes are compared
+ * whole, as three characters: no major group or shorter prefix (see the README, Needs).
+ */
+export interface NeedRule {
+  grade2: string[];
+  grade1: string[];
+}
+
+export function needGrade(rule: NeedRule, organization: Organization): number {
+  if (organization.ntee === undefined) return 0;
+  return rule.grade2.includes(organization.ntee) ? 2 : rule.grade1.includes(organization.ntee) ? 1 : 0;
+}
+
+/** A query of needs.json: written by hand, with the counts count-needs.ts wrote. */
+export interface Need extends NeedRule {
+  query: string;
+  language: 'en' | 'es';
+  /** A short name of the need, to read results by. */
+  need: string;
+  /** Which definitions make each code relevant. */
+  reason: string;
+  organizations?: { grade2: number; grade1: number };
+}
+
+export interface NeedSet {
+  about: string;
+  rule: string;
+  /** How many organizations data/ held when the counts were made. */
+  organizations?: number;
+  needs: Need[];
+}
