@@ -156,35 +156,51 @@ export class ListingSql<Param> {
    * That the organization at SQL `position` is in a search's categories (search-categories.ts): for
    * each group, under one of its terms or a term below one (the subtree lists).
    */
-  private inCategories(groups: readonly (readonly number[])[], position: string): { where: string; params: Param[] } {
+  private inCategories(groups: readonly (readonly number[])[], position: string): { where: string[]; params: Param[] } {
     const subtrees = this.table('organization_subtrees');
     const where = groups.map(
       (_, index) =>
         `${position} IN (SELECT c${index}.organization_position FROM ${subtrees} c${index} WHERE c${index}.subtree_position IN (SELECT p.position FROM ${this.dialect.orderedPositions}))`,
     );
-    return { where: where.join(' AND '), params: groups.map((group) => this.dialect.positionsParam(group) as Param) };
+    return { where, params: groups.map((group) => this.dialect.positionsParam(group) as Param) };
   }
 
   /**
    * A search's category matches: the organizations of `filter` but its search, within every
    * membership list, in its categories, less those at the `excluded` positions (its name matches).
+   * Those under more of the terms named come first (an organization under NTEE L82 is also under the
+   * Open Eligibility terms the crosswalk gives it, where one only under a term below one of those is
+   * under that one alone), then in list order.
    */
   categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): Listing<Param> {
-    const listing = this.organizationListing({ ...filter, search: undefined }, memberships, view);
-    const inCategories = this.inCategories(groups, listing.position);
-    const where = [inCategories.where];
-    const params = [...inCategories.params];
+    const named = [...new Set(groups.flat())];
+    const hits = `(SELECT c.organization_position AS position, ${this.dialect.integer('count(*)')} AS hits FROM ${this.table('organization_subtrees')} c
+        WHERE c.subtree_position IN (SELECT p.position FROM ${this.dialect.orderedPositions}) GROUP BY c.organization_position) g`;
+    const modified = this.modifiedSince(filter);
+    const members = membershipConditions<Param>(memberships, 'g.position', (name) => this.table(name));
+    // With one group, every organization counted is in it.
+    const inEvery = groups.length > 1 ? this.inCategories(groups, 'g.position') : { where: [], params: [] };
+    const where = [...inEvery.where, ...members.where, ...modified.where];
+    const params = [this.dialect.positionsParam(named) as Param, ...inEvery.params, ...members.params, ...modified.params];
     if (excluded.length > 0) {
-      where.push(`${listing.position} NOT IN (SELECT p.position FROM ${this.dialect.orderedPositions})`);
+      where.push(`g.position NOT IN (SELECT p.position FROM ${this.dialect.orderedPositions})`);
       params.push(this.dialect.positionsParam(excluded) as Param);
     }
-    return narrowedListing(listing, { where, params });
+    return {
+      ...this.organizationJson(view),
+      from: filter.modifiedSince === undefined ? hits : `${hits} JOIN ${this.table('organizations')} o ON o.position = g.position`,
+      where,
+      params,
+      // Unique per organization, as an order must be: fewer terms missed, then position (below 2^32).
+      order: `(${named.length} - g.hits) * 4294967296 + g.position`,
+      position: 'g.position',
+    };
   }
 
   /** A listing of organizations less those in a search's categories (see inCategories). */
   outsideCategories(listing: Listing<Param>, groups: readonly (readonly number[])[]): Listing<Param> {
     const inCategories = this.inCategories(groups, listing.position);
-    return narrowedListing(listing, { where: [`NOT (${inCategories.where})`], params: inCategories.params });
+    return narrowedListing(listing, { where: [`NOT (${inCategories.where.join(' AND ')})`], params: inCategories.params });
   }
 
   /** Every taxonomy, or those whose text holds the words (`text`: the search in the store's text table aliased `x`). */
