@@ -3,6 +3,7 @@ import type { Membership } from './filter-plan.ts';
 import type { ItemKind, TermConditions } from './listing-store.ts';
 import { narrowedListing, searchListing } from './listing.ts';
 import type { Listing, TextSearch } from './listing.ts';
+import type { SearchCategories } from './search-categories.ts';
 import type { OrganizationFilter, OrganizationView } from './store.ts';
 import { storedInstant } from './tables.ts';
 
@@ -31,6 +32,29 @@ export interface SqlDialect {
   positionsParam(positions: readonly number[]): unknown;
   /** Whether the driver takes parameters numbered ($1, $2, …) rather than as `?`. */
   numberedParameters: boolean;
+}
+
+/** Terms per category group at most, groups per search at most (a search has at most 32 words), and the step between groups' numbers. */
+const MAX_TERMS = 1023;
+const MAX_GROUPS = 63;
+const GROUP_STEP = 2 ** 20;
+
+/**
+ * A search's category terms, each once with the number of the first group naming it: the groups that
+ * list organizations first (those saying what a service is, or all when every group says whom it is
+ * for), `listing` of them, then the others.
+ */
+function categoryGroups({ groups }: SearchCategories): { listing: number; terms: { term: number; group: number }[] } {
+  const what = groups.filter((group) => !group.who);
+  const ordered = what.length > 0 ? [...what, ...groups.filter((group) => group.who)] : groups;
+  const seen = new Set<number>();
+  const terms = ordered.slice(0, MAX_GROUPS).flatMap((group, index) =>
+    group.terms
+      .filter((term) => term < GROUP_STEP && !seen.has(term) && seen.add(term) !== undefined)
+      .slice(0, MAX_TERMS)
+      .map((term) => ({ term, group: index })),
+  );
+  return { listing: what.length > 0 ? what.length : groups.length, terms };
 }
 
 /** A query and its parameters. */
@@ -153,54 +177,45 @@ export class ListingSql<Param> {
   }
 
   /**
-   * That the organization at SQL `position` is in a search's categories (search-categories.ts): for
-   * each group, under one of its terms or a term below one (the subtree lists).
+   * A search's category matches (see SearchCategories): the organizations of `filter` but its search,
+   * within every membership list, under the terms of the groups that list them, less those at the
+   * `excluded` positions (its name matches). Under more of the groups first, then more of the terms
+   * (an organization under NTEE L82 is also under the Open Eligibility terms the crosswalk gives it,
+   * where one under a term below one of those is under that one alone), then in list order.
    */
-  private inCategories(groups: readonly (readonly number[])[], position: string): { where: string[]; params: Param[] } {
-    const subtrees = this.table('organization_subtrees');
-    const where = groups.map(
-      (_, index) =>
-        `${position} IN (SELECT c${index}.organization_position FROM ${subtrees} c${index} WHERE c${index}.subtree_position IN (SELECT p.position FROM ${this.dialect.orderedPositions}))`,
-    );
-    return { where, params: groups.map((group) => this.dialect.positionsParam(group) as Param) };
-  }
-
-  /**
-   * A search's category matches: the organizations of `filter` but its search, within every
-   * membership list, in its categories, less those at the `excluded` positions (its name matches).
-   * Those under more of the terms named come first (an organization under NTEE L82 is also under the
-   * Open Eligibility terms the crosswalk gives it, where one only under a term below one of those is
-   * under that one alone), then in list order.
-   */
-  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): Listing<Param> {
-    const named = [...new Set(groups.flat())];
-    const hits = `(SELECT c.organization_position AS position, ${this.dialect.integer('count(*)')} AS hits FROM ${this.table('organization_subtrees')} c
-        WHERE c.subtree_position IN (SELECT p.position FROM ${this.dialect.orderedPositions}) GROUP BY c.organization_position) g`;
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, categories: SearchCategories, excluded: readonly number[]): Listing<Param> {
+    const { listing, terms } = categoryGroups(categories);
+    // Each term with its group's number, the listing groups first: one integer each, so one parameter carries them.
+    const numbered = terms.map(({ term, group }) => group * GROUP_STEP + term);
+    const matched = `(SELECT c.organization_position AS position, ${this.dialect.integer('count(DISTINCT t.grp)')} AS groups, ${this.dialect.integer('count(*)')} AS hits
+        FROM (SELECT p.position / ${GROUP_STEP} AS grp, p.position % ${GROUP_STEP} AS term FROM ${this.dialect.orderedPositions}) t
+        JOIN ${this.table('organization_subtrees')} c ON c.subtree_position = t.term
+        GROUP BY c.organization_position HAVING min(t.grp) < ?) g`;
     const modified = this.modifiedSince(filter);
     const members = membershipConditions<Param>(memberships, 'g.position', (name) => this.table(name));
-    // With one group, every organization counted is in it.
-    const inEvery = groups.length > 1 ? this.inCategories(groups, 'g.position') : { where: [], params: [] };
-    const where = [...inEvery.where, ...members.where, ...modified.where];
-    const params = [this.dialect.positionsParam(named) as Param, ...inEvery.params, ...members.params, ...modified.params];
+    const where = [...members.where, ...modified.where];
+    const params = [this.dialect.positionsParam(numbered) as Param, listing as Param, ...members.params, ...modified.params];
     if (excluded.length > 0) {
       where.push(`g.position NOT IN (SELECT p.position FROM ${this.dialect.orderedPositions})`);
       params.push(this.dialect.positionsParam(excluded) as Param);
     }
     return {
       ...this.organizationJson(view),
-      from: filter.modifiedSince === undefined ? hits : `${hits} JOIN ${this.table('organizations')} o ON o.position = g.position`,
+      from: filter.modifiedSince === undefined ? matched : `${matched} JOIN ${this.table('organizations')} o ON o.position = g.position`,
       where,
       params,
-      // Unique per organization, as an order must be: fewer terms missed, then position (below 2^32).
-      order: `(${named.length} - g.hits) * 4294967296 + g.position`,
+      // Unique per organization and above 0, as a list order must be: groups missed, terms missed, position (below 2^32).
+      order: `(${MAX_GROUPS} - g.groups) * ${2 ** 42} + (${MAX_TERMS} - g.hits) * ${2 ** 32} + g.position`,
       position: 'g.position',
     };
   }
 
-  /** A listing of organizations less those in a search's categories (see inCategories). */
-  outsideCategories(listing: Listing<Param>, groups: readonly (readonly number[])[]): Listing<Param> {
-    const inCategories = this.inCategories(groups, listing.position);
-    return narrowedListing(listing, { where: [`NOT (${inCategories.where.join(' AND ')})`], params: inCategories.params });
+  /** A listing of organizations less a search's category matches (those under a term of a group that lists them). */
+  outsideCategories(listing: Listing<Param>, categories: SearchCategories): Listing<Param> {
+    const { listing: groups, terms } = categoryGroups(categories);
+    const listed = terms.filter(({ group }) => group < groups).map(({ term }) => term);
+    const condition = `${listing.position} NOT IN (SELECT c.organization_position FROM ${this.table('organization_subtrees')} c WHERE c.subtree_position IN (SELECT p.position FROM ${this.dialect.orderedPositions}))`;
+    return narrowedListing(listing, { where: [condition], params: [this.dialect.positionsParam(listed) as Param] });
   }
 
   /** Every taxonomy, or those whose text holds the words (`text`: the search in the store's text table aliased `x`). */

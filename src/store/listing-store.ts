@@ -4,6 +4,7 @@ import type { FacetCount, FacetLabels, FacetRequest, Facets } from './facets.ts'
 import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import { OrganizationSearch } from './organization-search.ts';
+import type { SearchCategories } from './search-categories.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import type { Vocabulary } from './search-vocabulary.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
@@ -70,9 +71,9 @@ export interface ListingBackend<Param> {
   /** Organizations by search (`query`, made from filter.search) and/or `modifiedSince`, within every membership list given. */
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing<Param>;
   /** A search's category matches: see ListingSql.categoryListing. */
-  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): Listing<Param>;
-  /** A listing less the organizations in a search's categories: see ListingSql.outsideCategories. */
-  outsideCategories(listing: Listing<Param>, groups: readonly (readonly number[])[]): Listing<Param>;
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, categories: SearchCategories, excluded: readonly number[]): Listing<Param>;
+  /** A listing less a search's category matches: see ListingSql.outsideCategories. */
+  outsideCategories(listing: Listing<Param>, categories: SearchCategories): Listing<Param>;
   /** What facet values are called. */
   readonly facetLabels: FacetLabels;
   /** Organizations per value of each facet (facets.ts) in a listing, or in the unfiltered list. */

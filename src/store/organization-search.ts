@@ -144,12 +144,12 @@ export class OrganizationSearch<Param> {
     const full = this.part(filter, memberships, view, { query, total }, query === typed ? { listing: typedListing, window } : undefined);
     const parts = [full];
     if (categories !== undefined) {
-      const listing = this.backend.categoryListing(filter, memberships, view, categories.named.groups, categories.excluded);
+      const listing = this.backend.categoryListing(filter, memberships, view, categories.named, categories.excluded);
       parts.push({ listing, total: categories.total, window: async () => [], ranked: false });
     }
     if (partial !== undefined) {
       const partialListing = this.backend.organizationListing(filter, memberships, view, partial.query);
-      const listing = categories === undefined ? partialListing : this.backend.outsideCategories(partialListing, categories.named.groups);
+      const listing = categories === undefined ? partialListing : this.backend.outsideCategories(partialListing, categories.named);
       parts.push(this.part(filter, memberships, view, partial, { listing }));
     }
     return { parts, total: parts.reduce((sum, part) => sum + part.total, 0), ...(categories === undefined ? {} : { categories: categories.named }) };
@@ -191,14 +191,14 @@ export class OrganizationSearch<Param> {
       const listing = this.backend.organizationListing(filter, memberships, {}, query);
       decision.fullMatches = total === 0 ? [] : await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, total);
       const excluded = decision.fullMatches.map((candidate) => candidate.position);
-      const categoryTotal = await this.backend.count(this.backend.categoryListing(filter, memberships, {}, named.groups, excluded));
+      const categoryTotal = await this.backend.count(this.backend.categoryListing(filter, memberships, {}, named, excluded));
       if (categoryTotal > 0) decision.categories = { named, excluded, total: categoryTotal };
     }
     const partial = total < PARTIAL_MATCHES_BELOW ? partialMatches(query) : undefined;
     if (partial === undefined) return decision;
     const partialListing = this.backend.organizationListing(filter, memberships, {}, partial);
-    const groups = decision.categories?.named.groups;
-    const partialTotal = await this.backend.count(groups === undefined ? partialListing : this.backend.outsideCategories(partialListing, groups));
+    const listed = decision.categories?.named;
+    const partialTotal = await this.backend.count(listed === undefined ? partialListing : this.backend.outsideCategories(partialListing, listed));
     return partialTotal === 0 ? decision : { ...decision, partial: { query: partial, total: partialTotal } };
   }
 

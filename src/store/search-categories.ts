@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
+import { OE_SITUATIONS_TAXONOMY } from '../hsds/known-taxonomies.ts';
 import type { TaxonomyRow } from './filter-plan.ts';
 import { queryWords, textWords } from './search-text.ts';
 import type { SearchWords } from './store.ts';
@@ -24,17 +25,31 @@ export interface CategoryTerm {
   name: string;
 }
 
+/** The terms one phrase of a search names (`rent` → housing assistance terms), by position. */
+export interface CategoryGroup {
+  terms: number[];
+  /**
+   * Whether they say whom a service is for (Open Eligibility's situations: seniors, veterans,
+   * children) rather than what it is: such a group orders the organizations of the others, and lists
+   * its own only when the search names nothing else.
+   */
+  who: boolean;
+}
+
 /**
- * The categories of a search: groups of term positions; an organization is in the categories when,
- * for every group, it is classified under one of the group's terms or a term below one. A group is
- * what one phrase of the search names (`rent` → housing assistance terms); a search of two needs
- * (`food for seniors`) asks for both.
+ * The categories of a search. Its organizations are those classified under a term of a group, or a
+ * term below one: of a group that says what a service is, when there is one (`food for seniors` lists
+ * food programs, those for seniors first). Those under more of the groups come first, then those
+ * under more of the terms.
  */
 export interface SearchCategories {
-  groups: number[][];
+  groups: CategoryGroup[];
   /** Every term named, in the order met, each once: what the answer says it included. */
   terms: number[];
 }
+
+/** The taxonomy whose terms say whom a service is for. */
+const WHO_TAXONOMY = OE_SITUATIONS_TAXONOMY.code;
 
 export interface EverydayPhrase {
   phrase: string;
@@ -74,6 +89,8 @@ export class CategoryMatcher {
   private readonly phrases = new Map<string, number[]>();
   private readonly longestPhrase: number;
   private readonly filler: ReadonlySet<string>;
+  /** Terms that say whom a service is for (WHO_TAXONOMY). */
+  private readonly who = new Set<number>();
   /** Each term's name: its tokens, and the token sets of its parts. */
   private readonly names: { position: number; tokens: Set<string>; parts: string[][] }[] = [];
 
@@ -84,6 +101,7 @@ export class CategoryMatcher {
       const taxonomy = taxonomyCodes.get(term.taxonomyPosition);
       if (taxonomy === undefined) continue;
       positionOf.set(`${taxonomy}:${term.code}`, term.position);
+      if (taxonomy === WHO_TAXONOMY) this.who.add(term.position);
       const parts = term.name.split(NAME_PARTS).map(tokensOf).filter((part) => part.length > 0);
       this.names.push({ position: term.position, tokens: new Set(parts.flat()), parts });
     }
@@ -117,7 +135,7 @@ export class CategoryMatcher {
     if (tokens.length === 0) return undefined;
     const groups = this.curated(tokens) ?? this.named(tokens);
     if (groups === undefined) return undefined;
-    return { groups, terms: [...new Set(groups.flat())] };
+    return { groups: groups.map((terms) => ({ terms, who: terms.every((term) => this.who.has(term)) })), terms: [...new Set(groups.flat())] };
   }
 
   /** Groups of the curated phrases that cover the tokens, longest phrase first from each word on; undefined when some word is in none. */

@@ -32,7 +32,7 @@ const lists = {
   filler: ['help', 'free', 'near', 'me', 'de', 'ayuda'],
 };
 const matcher = new CategoryMatcher(taxonomies, ntee, lists);
-const groups = (search: string) => matcher.match([search])?.groups;
+const groups = (search: string) => matcher.match([search])?.groups.map((group) => group.terms);
 
 describe('what a search names as categories', () => {
   it('reads every word through the everyday words, filler passed over', () => {

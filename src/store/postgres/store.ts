@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { matchClauses } from '../search-query.ts';
+import type { SearchCategories } from '../search-categories.ts';
 import type { Candidate, QueryWord, SearchQuery } from '../search-query.ts';
 import { Vocabulary } from '../search-vocabulary.ts';
 import { facetLabels } from '../facets.ts';
@@ -234,12 +235,12 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.sql.taxonomyListing(search === undefined ? undefined : textSearch(search));
   }
 
-  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): PgListing {
-    return this.sql.categoryListing(filter, memberships, view, groups, excluded);
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, categories: SearchCategories, excluded: readonly number[]): PgListing {
+    return this.sql.categoryListing(filter, memberships, view, categories, excluded);
   }
 
-  outsideCategories(listing: PgListing, groups: readonly (readonly number[])[]): PgListing {
-    return this.sql.outsideCategories(listing, groups);
+  outsideCategories(listing: PgListing, categories: SearchCategories): PgListing {
+    return this.sql.outsideCategories(listing, categories);
   }
 
   removedListing(since: string): PgListing {

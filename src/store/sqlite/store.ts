@@ -8,6 +8,7 @@ import type { Fragments } from '../packed-documents.ts';
 import type { Listing } from './listing.ts';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { singleToken } from '../search-query.ts';
+import type { SearchCategories } from '../search-categories.ts';
 import type { Candidate, SearchQuery } from '../search-query.ts';
 import { Vocabulary } from '../search-vocabulary.ts';
 import { facetLabels } from '../facets.ts';
@@ -208,12 +209,12 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return SQL.taxonomyListing(search === undefined ? undefined : textSearch('taxonomies_text', search));
   }
 
-  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, groups: readonly (readonly number[])[], excluded: readonly number[]): Listing {
-    return SQL.categoryListing(filter, memberships, view, groups, excluded);
+  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, categories: SearchCategories, excluded: readonly number[]): Listing {
+    return SQL.categoryListing(filter, memberships, view, categories, excluded);
   }
 
-  outsideCategories(listing: Listing, groups: readonly (readonly number[])[]): Listing {
-    return SQL.outsideCategories(listing, groups);
+  outsideCategories(listing: Listing, categories: SearchCategories): Listing {
+    return SQL.outsideCategories(listing, categories);
   }
 
   removedListing(since: string): Listing {
