@@ -109,6 +109,31 @@ function describeCategories(label: string, open: (sample: DatasetSample) => Prom
       assert.deepEqual(c19.items, all.items.filter((json) => (JSON.parse(json) as { tax_status?: string }).tax_status === '501(c)(19)'));
     });
 
+    it('lists a search of two needs under either, those under both first', async () => {
+      const found = await page(opened.store, 'food for seniors', 1000);
+      const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
+      assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
+      /** The organizations under a term or below it, as the store lists them. */
+      const under = async (codes: readonly string[]) => {
+        const ids = new Set<string>();
+        for (const term of found.categories!.filter((category) => codes.includes(`${category.taxonomy}:${category.code}`))) {
+          const list = await opened.store.organizations({ taxonomyTermId: term.id, includeDescendants: true }, { first: 1, count: 100_000 });
+          for (const json of list.items) ids.add((JSON.parse(json) as { id: string }).id);
+        }
+        return ids;
+      };
+      const food = await under(named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
+      const seniors = await under(['ntee:P81', 'oe_situations:20006']);
+      const all = found.items.map((json) => (JSON.parse(json) as { id: string }).id);
+      const either = new Set([...food, ...seniors]);
+      // No name holds both words: the organizations under either need come first, then the partial matches (names holding one word), none of them under either.
+      const ids = all.slice(0, either.size);
+      assert.deepEqual(new Set(ids), either);
+      assert.ok(all.length > ids.length && all.slice(ids.length).every((id) => !either.has(id)));
+      const both = ids.map((id) => food.has(id) && seniors.has(id));
+      assert.ok(both[0] === true && both.indexOf(false) > 0 && both.lastIndexOf(true) < both.indexOf(false), 'under both first');
+    });
+
     it('has no categories where the words name none', async () => {
       const page1 = await page(opened.store, 'casper humane society', 5);
       assert.equal(page1.categories, undefined);
