@@ -78,6 +78,14 @@ describe('pages for people', () => {
     assert.match(readable(filtered.body), new RegExp(`${apiFiltered.total_items} organizations`));
     for (const facet of apiFiltered.facets.tax_status) assert.match(readable(filtered.body), new RegExp(`${facet.value.replace(/[()]/g, '\\$&')} ${facet.count}`));
 
+    // A search that names a category says so, and links to the category's own list.
+    const categorised = await pageOf(app, '/organizations?search=blue');
+    const apiCategorised = (await getJson(app, `${API}/organizations?search=blue`)).body;
+    assert.deepEqual(apiCategorised.search_categories.map((term: { name: string }) => term.name), ['BLUE']);
+    assert.match(readable(categorised.body), new RegExp(`${apiCategorised.total_items} organizations?; .* Including organizations in BLUE ?\\.`));
+    assert.ok(hrefs(categorised.body).includes(`${ORIGIN}/organizations?taxonomy_term_id=${apiCategorised.search_categories[0].id}&include_descendants=true`));
+    assert.doesNotMatch(readable(results.body), /Including organizations in/, 'a search naming no category says nothing of it');
+
     const misspelt = await pageOf(app, '/organizations?search=shaltir');
     assert.match(readable(misspelt.body), /No organization matches\. Did you mean shelter\?/);
 
