@@ -84,6 +84,14 @@ const tokensOf = (text: string): string[] => textWords(text).map((word) => word.
 /** The parts of a term name that each name a thing: `Food Banks & Pantries` names food banks and (food) pantries. */
 const NAME_PARTS = /\s*(?:,|&|\/|;|\(|\)|\band\b|\bor\b)\s*/iu;
 
+/**
+ * Whether a search is read as categories when `read` of its `words` (filler left out) are: all of one
+ * or two words, and of more, at least two thirds: one word of several never stands for the whole
+ * search (`legal aid society of cleveland`), while a need said in a sentence (`help after getting out
+ * of prison`) may hold a word the lists do not know.
+ */
+export const readEnough = (read: number, words: number): boolean => (words <= 2 ? read === words : read >= Math.ceil((2 * words) / 3));
+
 export class CategoryMatcher {
   /** Curated phrases by their tokens joined with spaces: the terms they name, by position. */
   private readonly phrases = new Map<string, number[]>();
@@ -138,20 +146,28 @@ export class CategoryMatcher {
     return { groups: groups.map((terms) => ({ terms, who: terms.every((term) => this.who.has(term)) })), terms: [...new Set(groups.flat())] };
   }
 
-  /** Groups of the curated phrases that cover the tokens, longest phrase first from each word on; undefined when some word is in none. */
+  /**
+   * Groups of the curated phrases read in the tokens, longest phrase first from each word on, when
+   * they read enough of them (readEnough); undefined otherwise.
+   */
   private curated(tokens: readonly string[]): number[][] | undefined {
     const groups: number[][] = [];
+    let read = 0;
     for (let at = 0; at < tokens.length; ) {
       let found: { length: number; terms: number[] } | undefined;
       for (let length = Math.min(this.longestPhrase, tokens.length - at); length > 0 && found === undefined; length--) {
         const terms = this.phrases.get(tokens.slice(at, at + length).join(' '));
         if (terms !== undefined) found = { length, terms };
       }
-      if (found === undefined) return undefined;
+      if (found === undefined) {
+        at++;
+        continue;
+      }
       if (!groups.some((group) => group.length === found.terms.length && group.every((term) => found.terms.includes(term)))) groups.push(found.terms);
+      read += found.length;
       at += found.length;
     }
-    return groups;
+    return readEnough(read, tokens.length) ? groups : undefined;
   }
 
   /**

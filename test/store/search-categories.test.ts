@@ -50,6 +50,10 @@ describe('what a search names as categories', () => {
     assert.equal(groups('legal aid society of cleveland'), undefined);
     assert.equal(groups('rent a center'), undefined);
     assert.equal(groups('help'), undefined, 'filler alone names nothing');
+    // Of three words or more, two thirds must be read: a sentence may hold a word the lists do not know.
+    assert.deepEqual(groups('rent and food tonight'), [[positionOf('L80')], [positionOf('K31'), positionOf('K30')]]);
+    assert.equal(groups('rent payment tonight'), undefined, 'one word of three');
+    assert.equal(groups('legal clinic of cheyenne'), undefined, 'one word of three');
   });
 
   it('reads term names when no everyday word fits: every word in the name, and a part of the name among the words', () => {
