@@ -70,8 +70,10 @@ export interface ListingBackend<Param> {
   organizationsByPosition(membership: Membership | undefined, view: OrganizationView, range: PositionRange): Promise<Page>;
   /** Organizations by search (`query`, made from filter.search) and/or `modifiedSince`, within every membership list given. */
   organizationListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, query?: SearchQuery): Listing<Param>;
-  /** A search's category matches: see ListingSql.categoryListing. */
-  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, categories: SearchCategories, excluded: readonly number[]): Listing<Param>;
+  /** Keys of the organizations under a search's category terms: see ListingSql.categoryMembers. */
+  categoryMembers(filter: OrganizationFilter, memberships: readonly Membership[], categories: SearchCategories): Promise<number[]>;
+  /** Organizations at these positions, in this order (read through jsonOf and facetCounts only). */
+  positionsListing(view: OrganizationView, positions: readonly number[]): Listing<Param>;
   /** A listing less a search's category matches: see ListingSql.outsideCategories. */
   outsideCategories(listing: Listing<Param>, categories: SearchCategories): Listing<Param>;
   /** What facet values are called. */

@@ -3,7 +3,7 @@ import type { FacetCount } from './facets.ts';
 import type { Membership } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import type { ListingBackend } from './listing-store.ts';
-import { CategoryMatcher } from './search-categories.ts';
+import { CategoryMatcher, orderCategoryMatches } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
 import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, suggestedSearches } from './search-query.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
@@ -14,9 +14,10 @@ import type { Batches, CategoryLabel, OrganizationFilter, OrganizationView, Page
 interface SearchPart<Param> {
   listing: Listing<Param>;
   total: number;
-  /** The first RANKED_SEARCH_LIMIT matches, ranked; none for a part served in list order. */
+  /** The first RANKED_SEARCH_LIMIT matches, ranked. */
   window(): Promise<Candidate[]>;
-  ranked: boolean;
+  /** Whether matches beyond the window follow in list order (for a part of more than RANKED_SEARCH_LIMIT). */
+  more: boolean;
 }
 
 /** What an organization search matches: parts served one after another, none sharing an organization. */
@@ -29,15 +30,15 @@ interface SearchMatches<Param> {
 
 /**
  * Which query answers a search, how many it matches, its category matches (the organizations in the
- * categories its words name, less its full matches, at `excluded`) and its partial matches (see
- * partialMatches, less those in the categories), for each that it has.
+ * categories its words name, less its full matches, in order: see orderCategoryMatches) and its
+ * partial matches (see partialMatches, less those in the categories), for each that it has.
  */
 interface SearchDecision {
   query: SearchQuery;
   total: number;
   /** Its full matches in list order, when they were read to be left out of its category matches. */
   fullMatches?: Candidate[];
-  categories?: { named: SearchCategories; excluded: number[]; total: number };
+  categories?: { named: SearchCategories; positions: number[] };
   partial?: { query: SearchQuery; total: number };
 }
 
@@ -105,14 +106,10 @@ export class OrganizationSearch<Param> {
 
   /** Every match of a search, in the order of its pages, a batch at a time. */
   async *all(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView): Batches {
-    for (const { listing, window: ranked, ranked: isRanked } of (await this.matches(filter, memberships, view, true)).parts) {
-      if (!isRanked) {
-        yield* this.backend.all(listing, false);
-        continue;
-      }
+    for (const { listing, window: ranked, more } of (await this.matches(filter, memberships, view, true)).parts) {
       const window = await ranked();
       for (let start = 0; start < window.length; start += BATCH) yield await this.backend.jsonOf(listing, window.slice(start, start + BATCH).map((candidate) => candidate.position));
-      if (window.length === RANKED_SEARCH_LIMIT) {
+      if (more && window.length === RANKED_SEARCH_LIMIT) {
         const lastRank = Math.max(...window.map((candidate) => candidate.rank));
         yield* this.backend.all({ ...listing, where: [...listing.where, `${listing.order} > ?`], params: [...listing.params, lastRank as Param] }, false);
       }
@@ -144,8 +141,9 @@ export class OrganizationSearch<Param> {
     const full = this.part(filter, memberships, view, { query, total }, query === typed ? { listing: typedListing, window } : undefined);
     const parts = [full];
     if (categories !== undefined) {
-      const listing = this.backend.categoryListing(filter, memberships, view, categories.named, categories.excluded);
-      parts.push({ listing, total: categories.total, window: async () => [], ranked: false });
+      const { positions } = categories;
+      const window = positions.map((position): Candidate => ({ position, rank: 0, names: '' }));
+      parts.push({ listing: this.backend.positionsListing(view, positions), total: positions.length, window: async () => window, more: false });
     }
     if (partial !== undefined) {
       const partialListing = this.backend.organizationListing(filter, memberships, view, partial.query);
@@ -164,8 +162,8 @@ export class OrganizationSearch<Param> {
     made?: { listing: Listing<Param>; window?: Promise<Candidate[]> },
   ): SearchPart<Param> {
     const listing = made?.listing ?? this.backend.organizationListing(filter, memberships, view, query);
-    if (total === 0) return { listing, total, window: async () => [], ranked: true };
-    return { listing, total, window: () => made?.window ?? this.rankedWindow(listing, query, total), ranked: true };
+    if (total === 0) return { listing, total, window: async () => [], more: false };
+    return { listing, total, window: () => made?.window ?? this.rankedWindow(listing, query, total), more: true };
   }
 
   /**
@@ -190,9 +188,9 @@ export class OrganizationSearch<Param> {
     if (named !== undefined && total < RANKED_SEARCH_LIMIT) {
       const listing = this.backend.organizationListing(filter, memberships, {}, query);
       decision.fullMatches = total === 0 ? [] : await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, total);
-      const excluded = decision.fullMatches.map((candidate) => candidate.position);
-      const categoryTotal = await this.backend.count(this.backend.categoryListing(filter, memberships, {}, named, excluded));
-      if (categoryTotal > 0) decision.categories = { named, excluded, total: categoryTotal };
+      const excluded = new Set(decision.fullMatches.map((candidate) => candidate.position));
+      const positions = orderCategoryMatches(await this.backend.categoryMembers(filter, memberships, named), named, excluded, RANKED_SEARCH_LIMIT);
+      if (positions.length > 0) decision.categories = { named, positions };
     }
     const partial = total < PARTIAL_MATCHES_BELOW ? partialMatches(query) : undefined;
     if (partial === undefined) return decision;
@@ -248,8 +246,8 @@ export class OrganizationSearch<Param> {
    * matches in list order (fewest name words first) ranked (search-query.ts), the rest after them in
    * list order.
    */
-  private async partItems({ listing, total, window, ranked }: SearchPart<Param>, start: number, end: number): Promise<string[]> {
-    const windowLength = ranked ? Math.min(total, RANKED_SEARCH_LIMIT) : 0;
+  private async partItems({ listing, total, window }: SearchPart<Param>, start: number, end: number): Promise<string[]> {
+    const windowLength = Math.min(total, RANKED_SEARCH_LIMIT);
     const items = start < windowLength ? await this.backend.jsonOf(listing, (await window()).slice(start, end).map((candidate) => candidate.position)) : [];
     if (end > windowLength) {
       const after = Math.max(start, windowLength);

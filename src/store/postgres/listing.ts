@@ -57,6 +57,7 @@ export class PgListingRunner {
       textPosition: 'position',
       indexedBy: () => '',
       integer: (sql) => `${sql}::integer`,
+      integerArray: (expression) => `coalesce(json_agg(${expression}), '[]'::json)`,
       anyInteger: (column) => `${column} = ANY(?::integer[])`,
       integerParams: (values) => [values],
       orderedPositions: 'unnest(?::integer[]) WITH ORDINALITY AS p(position, n)',

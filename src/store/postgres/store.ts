@@ -235,8 +235,14 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.sql.taxonomyListing(search === undefined ? undefined : textSearch(search));
   }
 
-  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, categories: SearchCategories, excluded: readonly number[]): PgListing {
-    return this.sql.categoryListing(filter, memberships, view, categories, excluded);
+  /** The driver parses the JSON array. */
+  async categoryMembers(filter: OrganizationFilter, memberships: readonly Membership[], categories: SearchCategories): Promise<number[]> {
+    const { sql, params } = this.sql.categoryMembers(filter, memberships, categories);
+    return (await this.runner.rows<{ keys: number[] }>(sql, params))[0]?.keys ?? [];
+  }
+
+  positionsListing(view: OrganizationView, positions: readonly number[]): PgListing {
+    return this.sql.positionsListing(view, positions);
   }
 
   outsideCategories(listing: PgListing, categories: SearchCategories): PgListing {

@@ -63,6 +63,7 @@ export const SQL = new ListingSql<SQLInputValue>({
   textPosition: 'rowid',
   indexedBy: (index) => ` INDEXED BY ${index}`,
   integer: (sql) => sql,
+  integerArray: (expression) => `json_group_array(${expression})`,
   anyInteger: (column, count) => `${column} IN (${Array.from({ length: count }, () => '?').join(', ')})`,
   integerParams: (values) => [...values],
   orderedPositions: '(SELECT value AS position, key AS n FROM json_each(?)) p',

@@ -209,8 +209,13 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return SQL.taxonomyListing(search === undefined ? undefined : textSearch('taxonomies_text', search));
   }
 
-  categoryListing(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, categories: SearchCategories, excluded: readonly number[]): Listing {
-    return SQL.categoryListing(filter, memberships, view, categories, excluded);
+  async categoryMembers(filter: OrganizationFilter, memberships: readonly Membership[], categories: SearchCategories): Promise<number[]> {
+    const { sql, params } = SQL.categoryMembers(filter, memberships, categories);
+    return this.read(() => JSON.parse((this.listings.arrayStatement(sql).get(...params) as unknown as [string])[0]) as number[]);
+  }
+
+  positionsListing(view: OrganizationView, positions: readonly number[]): Listing {
+    return SQL.positionsListing(view, positions);
   }
 
   outsideCategories(listing: Listing, categories: SearchCategories): Listing {
