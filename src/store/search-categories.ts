@@ -92,6 +92,11 @@ const NAME_PARTS = /\s*(?:,|&|\/|;|\(|\)|\band\b|\bor\b)\s*/iu;
  */
 export const readEnough = (read: number, words: number): boolean => (words <= 2 ? read === words : read >= Math.ceil((2 * words) / 3));
 
+/** Where what a need is for begins: `for`, `para`, as a word. */
+const QUALIFIER = /\b(?:for|para)\b/iu;
+
+const sameTerms = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((term) => b.includes(term));
+
 export class CategoryMatcher {
   /** Curated phrases by their tokens joined with spaces: the terms they name, by position. */
   private readonly phrases = new Map<string, number[]>();
@@ -137,20 +142,44 @@ export class CategoryMatcher {
 
   /** The categories a search names, if every word of it that is not filler is read as one. */
   match(search: SearchWords): SearchCategories | undefined {
-    const tokens = queryWords(search)
-      .map((word) => word.token)
-      .filter((token) => !this.filler.has(token));
-    if (tokens.length === 0) return undefined;
-    const groups = this.curated(tokens) ?? this.named(tokens);
-    if (groups === undefined) return undefined;
-    return { groups: groups.map((terms) => ({ terms, who: terms.every((term) => this.who.has(term)) })), terms: [...new Set(groups.flat())] };
+    // What follows `for` (`para`) says whom or what the need before it is for: `shelter for women and kids`.
+    const text = search.join(' ');
+    const at = QUALIFIER.exec(text);
+    const head = at === null ? text : text.slice(0, at.index);
+    const qualifier = at === null ? '' : text.slice(at.index + at[0].length);
+    const headTokens = this.tokensOf(head);
+    const qualifierTokens = this.tokensOf(qualifier);
+    const words = headTokens.length + qualifierTokens.length;
+    if (words === 0) return undefined;
+    const byHead = this.curated(headTokens);
+    const byQualifier = this.curated(qualifierTokens);
+    let groups: CategoryGroup[];
+    if (readEnough(byHead.read + byQualifier.read, words)) {
+      const isWho = (terms: readonly number[]) => terms.every((term) => this.who.has(term));
+      // A qualifier's groups only order the head's organizations, when the head names any.
+      const qualifies = byHead.groups.length > 0;
+      groups = [
+        ...byHead.groups.map((terms) => ({ terms, who: isWho(terms) })),
+        ...byQualifier.groups.filter((terms) => !byHead.groups.some((group) => sameTerms(group, terms))).map((terms) => ({ terms, who: qualifies || isWho(terms) })),
+      ];
+    } else {
+      const named = this.named([...headTokens, ...qualifierTokens]);
+      if (named === undefined) return undefined;
+      groups = [{ terms: named, who: named.every((term) => this.who.has(term)) }];
+    }
+    if (groups.length === 0) return undefined;
+    return { groups, terms: [...new Set(groups.flatMap((group) => group.terms))] };
   }
 
-  /**
-   * Groups of the curated phrases read in the tokens, longest phrase first from each word on, when
-   * they read enough of them (readEnough); undefined otherwise.
-   */
-  private curated(tokens: readonly string[]): number[][] | undefined {
+  /** The tokens of a search's text less filler. */
+  private tokensOf(text: string): string[] {
+    return queryWords([text])
+      .map((word) => word.token)
+      .filter((token) => !this.filler.has(token));
+  }
+
+  /** Groups of the curated phrases read in the tokens, longest phrase first from each word on, and how many tokens they read. */
+  private curated(tokens: readonly string[]): { groups: number[][]; read: number } {
     const groups: number[][] = [];
     let read = 0;
     for (let at = 0; at < tokens.length; ) {
@@ -163,23 +192,23 @@ export class CategoryMatcher {
         at++;
         continue;
       }
-      if (!groups.some((group) => group.length === found.terms.length && group.every((term) => found.terms.includes(term)))) groups.push(found.terms);
+      if (!groups.some((group) => sameTerms(group, found.terms))) groups.push(found.terms);
       read += found.length;
       at += found.length;
     }
-    return readEnough(read, tokens.length) ? groups : undefined;
+    return { groups, read };
   }
 
   /**
    * The terms whose names hold every word and name a thing with some of them (a part of the name is
    * among the words): `food pantry` names Food Banks & Pantries, `food` alone does not name it.
    */
-  private named(tokens: readonly string[]): number[][] | undefined {
+  private named(tokens: readonly string[]): number[] | undefined {
     const wanted = new Set(tokens);
     const terms = this.names
       .filter(({ tokens: held, parts }) => tokens.every((token) => held.has(token)) && parts.some((part) => part.every((token) => wanted.has(token))))
       .map(({ position }) => position);
-    return terms.length === 0 ? undefined : [terms];
+    return terms.length === 0 ? undefined : terms;
   }
 }
 

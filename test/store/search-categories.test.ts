@@ -44,6 +44,10 @@ describe('what a search names as categories', () => {
 
   it('asks for each need of a search of two', () => {
     assert.deepEqual(groups('food for seniors'), [[positionOf('K31'), positionOf('K30')], [positionOf('P81')]]);
+    // What follows "for" says whom (or what) the need is for: it orders the need's organizations.
+    assert.deepEqual(matcher.match(['food for seniors'])?.groups.map((group) => group.who), [false, true]);
+    assert.deepEqual(matcher.match(['seniors food'])?.groups.map((group) => group.who), [false, false]);
+    assert.deepEqual(matcher.match(['help for seniors'])?.groups.map((group) => group.who), [false], 'nothing before it to order');
   });
 
   it('never lets one word stand for a search of several', () => {
@@ -113,29 +117,43 @@ function describeCategories(label: string, open: (sample: DatasetSample) => Prom
       assert.deepEqual(c19.items, all.items.filter((json) => (JSON.parse(json) as { tax_status?: string }).tax_status === '501(c)(19)'));
     });
 
-    it('lists a search of two needs under either, those under both first', async () => {
-      const found = await page(opened.store, 'food for seniors', 1000);
+    /** The organizations under these terms of a page's categories or below them, as the store lists them. */
+    const under = async (categories: readonly { id: string; taxonomy: string; code: string }[], codes: readonly string[]) => {
+      const ids = new Set<string>();
+      for (const term of categories.filter((category) => codes.includes(`${category.taxonomy}:${category.code}`))) {
+        const list = await opened.store.organizations({ taxonomyTermId: term.id, includeDescendants: true }, { first: 1, count: 100_000 });
+        for (const json of list.items) ids.add((JSON.parse(json) as { id: string }).id);
+      }
+      return ids;
+    };
+    const idsOf = (items: readonly string[]) => items.map((json) => (JSON.parse(json) as { id: string }).id);
+
+    it('lists a search of two needs under either, those under both first, then its partial matches', async () => {
+      const found = await page(opened.store, 'food seniors', 1000);
       const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
       assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
-      /** The organizations under a term or below it, as the store lists them. */
-      const under = async (codes: readonly string[]) => {
-        const ids = new Set<string>();
-        for (const term of found.categories!.filter((category) => codes.includes(`${category.taxonomy}:${category.code}`))) {
-          const list = await opened.store.organizations({ taxonomyTermId: term.id, includeDescendants: true }, { first: 1, count: 100_000 });
-          for (const json of list.items) ids.add((JSON.parse(json) as { id: string }).id);
-        }
-        return ids;
-      };
-      const food = await under(named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
-      const seniors = await under(['ntee:P81', 'oe_situations:20006']);
-      const all = found.items.map((json) => (JSON.parse(json) as { id: string }).id);
+      const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
+      const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
       const either = new Set([...food, ...seniors]);
+      const all = idsOf(found.items);
       // No name holds both words: the organizations under either need come first, then the partial matches (names holding one word), none of them under either.
       const ids = all.slice(0, either.size);
       assert.deepEqual(new Set(ids), either);
       assert.ok(all.length > ids.length && all.slice(ids.length).every((id) => !either.has(id)));
       const both = ids.map((id) => food.has(id) && seniors.has(id));
       assert.ok(both[0] === true && both.indexOf(false) > 0 && both.lastIndexOf(true) < both.indexOf(false), 'under both first');
+    });
+
+    it('reads what follows "for" as whom the need is for: it orders the need\'s organizations', async () => {
+      const found = await page(opened.store, 'food for seniors', 1000);
+      const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
+      assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
+      const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
+      const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
+      const ids = idsOf(found.items).slice(0, food.size);
+      assert.deepEqual(new Set(ids), food, 'the food programs, not every senior center');
+      const forSeniors = ids.map((id) => seniors.has(id));
+      assert.ok(forSeniors[0] === true && forSeniors.lastIndexOf(true) < forSeniors.indexOf(false), 'those for seniors first');
     });
 
     it('has no categories where the words name none', async () => {
