@@ -3,7 +3,7 @@ import type { FacetCount } from './facets.ts';
 import type { Membership } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import type { ListingBackend } from './listing-store.ts';
-import { CategoryMatcher, orderCategoryMatches } from './search-categories.ts';
+import { CategoryMatcher, categoryMembers, orderCategoryMatches } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
 import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, suggestedSearches } from './search-query.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
@@ -36,8 +36,10 @@ interface SearchMatches<Param> {
 interface SearchDecision {
   query: SearchQuery;
   total: number;
-  /** Its full matches in list order, when they were read to be left out of its category matches. */
+  /** Its full matches in list order, when its words name categories: they are ranked with them, and left out of its category matches. */
   fullMatches?: Candidate[];
+  /** The organizations in the categories its words name (see categoryMembers), which rank ahead of others among its full matches. */
+  inCategories?: ReadonlySet<number>;
   categories?: { named: SearchCategories; positions: number[] };
   partial?: { query: SearchQuery; total: number };
 }
@@ -136,8 +138,8 @@ export class OrganizationSearch<Param> {
     // are read: the ranked window is read while they are counted.
     const early = ranked && isSearchAlone(filter, memberships) ? this.rankedWindow(typedListing, typed, typed.estimatedMatches) : undefined;
     early?.catch(() => {});
-    const { query, total, fullMatches, categories, partial } = await this.decision(filter, memberships);
-    const window = fullMatches === undefined ? early : Promise.resolve(this.ranked(fullMatches, query));
+    const { query, total, fullMatches, inCategories, categories, partial } = await this.decision(filter, memberships);
+    const window = fullMatches === undefined ? early : Promise.resolve(this.ranked(fullMatches, query, inCategories));
     const full = this.part(filter, memberships, view, { query, total }, query === typed ? { listing: typedListing, window } : undefined);
     const parts = [full];
     if (categories !== undefined) {
@@ -185,12 +187,19 @@ export class OrganizationSearch<Param> {
     const { query, total } = await this.fullMatches(filter, memberships, named !== undefined);
     const decision: SearchDecision = { query, total };
     // Full matches as many as are ranked say enough of what is sought; fewer are followed by the categories.
-    if (named !== undefined && total < RANKED_SEARCH_LIMIT) {
+    if (named !== undefined) {
       const listing = this.backend.organizationListing(filter, memberships, {}, query);
-      decision.fullMatches = total === 0 ? [] : await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, total);
-      const excluded = new Set(decision.fullMatches.map((candidate) => candidate.position));
-      const positions = orderCategoryMatches(await this.backend.categoryMembers(filter, memberships, named), named, excluded, RANKED_SEARCH_LIMIT);
-      if (positions.length > 0) decision.categories = { named, positions };
+      const [fullMatches, keys] = await Promise.all([
+        total === 0 ? [] : this.backend.candidates(listing, RANKED_SEARCH_LIMIT, total),
+        this.backend.categoryMembers(filter, memberships, named),
+      ]);
+      decision.fullMatches = fullMatches;
+      decision.inCategories = categoryMembers(keys, named);
+      // Full matches as many as are ranked say enough of what is sought; fewer are followed by the categories.
+      if (total < RANKED_SEARCH_LIMIT) {
+        const positions = orderCategoryMatches(keys, named, new Set(fullMatches.map((candidate) => candidate.position)), RANKED_SEARCH_LIMIT);
+        if (positions.length > 0) decision.categories = { named, positions };
+      }
     }
     const partial = total < PARTIAL_MATCHES_BELOW ? partialMatches(query) : undefined;
     if (partial === undefined) return decision;
@@ -219,8 +228,8 @@ export class OrganizationSearch<Param> {
     return this.ranked(await this.backend.candidates(listing, RANKED_SEARCH_LIMIT, matches), query);
   }
 
-  private ranked(candidates: Candidate[], query: SearchQuery): Candidate[] {
-    return rankCandidates(candidates, query, (term) => this.backend.termSize(term));
+  private ranked(candidates: Candidate[], query: SearchQuery, inCategories?: ReadonlySet<number>): Candidate[] {
+    return rankCandidates(candidates, query, (term) => this.backend.termSize(term), inCategories);
   }
 
   /** What reads searches as categories, made when the first search needs it. */

@@ -271,3 +271,11 @@ export function orderCategoryMatches(keys: readonly number[], categories: Search
   const kept = ordered.subarray(0, count).sort().subarray(0, limit);
   return Array.from(kept, (key) => key % 2 ** 32);
 }
+
+/** The organizations listed by a search's categories (under a term of a group that lists), from the keys of their members (see orderCategoryMatches). */
+export function categoryMembers(keys: readonly number[], categories: SearchCategories): Set<number> {
+  const { listing } = numberedCategoryTerms(categories);
+  const members = new Set<number>();
+  for (const key of keys) if (key % MEMBER_KEY_STEP < listing) members.add(Math.floor(key / MEMBER_KEY_STEP));
+  return members;
+}

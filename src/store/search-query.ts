@@ -250,11 +250,12 @@ export type TermSize = (term: number) => number;
  * then names holding the words as typed before other forms of them (a name equal to the search only
  * once stemmed, LEGALER AID for `legal aid`, is not the name searched for), then exact names, then those
  * classified under what the search is about (a term whose name holds the words, or the search's
- * category: see CATEGORY_SHARE), then fewest other words in the name, then the words' order (the exact
+ * category: see CATEGORY_SHARE, or a category its words name: `inNamedCategories`, see
+ * search-categories.ts), then fewest other words in the name, then the words' order (the exact
  * name, then the words in another order, then names starting with them, then holding them together in order, then in order, then
  * anywhere), then list position. Partial matches are ranked alike on the words their names hold.
  */
-export function rankCandidates(candidates: Candidate[], query: SearchQuery, termSize: TermSize): Candidate[] {
+export function rankCandidates(candidates: Candidate[], query: SearchQuery, termSize: TermSize, inNamedCategories?: ReadonlySet<number>): Candidate[] {
   const matched = candidates.map((candidate) => {
     const [name = '', alternateName = '', topics = '', terms = ''] = candidate.names.split('\t');
     const byName = name === '' ? undefined : matchName(name.split(' '), query);
@@ -268,7 +269,7 @@ export function rankCandidates(candidates: Candidate[], query: SearchQuery, term
   );
   // One number per match, its parts in order of weight, so that the sort compares numbers only.
   const keys = matched.map(({ candidate, field, best, topics, terms }) => {
-    const topic = topicMatch(topics, query, category !== undefined && terms.includes(category));
+    const topic = topicMatch(topics, query, (category !== undefined && terms.includes(category)) || inNamedCategories?.has(candidate.position) === true);
     const cost = Math.min(Math.round(best.cost * COST_STEPS), MAX_COST);
     const extra = Math.min(best.extra, MAX_EXTRA);
     const inflected = Math.min(best.inflected, MAX_INFLECTED);
