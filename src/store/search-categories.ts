@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { OE_SITUATIONS_TAXONOMY } from '../hsds/known-taxonomies.ts';
 import type { TaxonomyRow } from './filter-plan.ts';
+import { FUZZY_MIN_LENGTH, TWO_EDITS_MIN_LENGTH } from './search-query.ts';
 import { queryWords, textWords } from './search-text.ts';
+import { Vocabulary } from './search-vocabulary.ts';
 import type { SearchWords } from './store.ts';
 
 /**
@@ -104,6 +106,8 @@ export class CategoryMatcher {
   private readonly filler: ReadonlySet<string>;
   /** Terms that say whom a service is for (WHO_TAXONOMY). */
   private readonly who = new Set<number>();
+  /** The words of the lists, which a search's words that are none of them are corrected to (`imigration`). */
+  private readonly listWords: Vocabulary;
   /** Each term's name: its tokens, and the token sets of its parts. */
   private readonly names: { position: number; tokens: Set<string>; parts: string[][] }[] = [];
 
@@ -119,6 +123,9 @@ export class CategoryMatcher {
       this.names.push({ position: term.position, tokens: new Set(parts.flat()), parts });
     }
     this.filler = new Set(lists.filler.flatMap(tokensOf));
+    const words = new Map<string, string>();
+    for (const text of [...lists.filler, ...lists.phrases.map((row) => row.phrase)]) for (const { word, token } of textWords(text)) words.set(word, token);
+    this.listWords = new Vocabulary([...words].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([word, token]) => ({ word, token, organizations: 1 })));
     let longest = 0;
     for (const { phrase, terms: references } of lists.phrases) {
       // Filler inside a phrase (`clases de ingles`) is passed over in the search too.
@@ -171,10 +178,18 @@ export class CategoryMatcher {
     return { groups, terms: [...new Set(groups.flatMap((group) => group.terms))] };
   }
 
-  /** The tokens of a search's text less filler. */
+  /**
+   * The tokens of a search's text less filler, a word of 5 letters or more that is no word of the
+   * lists read as the closest that is (one edit away, two from 9 letters), as names are corrected
+   * (search-query.ts): `imigration lawyer` is immigration, `rent asistance` rent.
+   */
   private tokensOf(text: string): string[] {
     return queryWords([text])
-      .map((word) => word.token)
+      .map(({ word, token }) => {
+        if (word.length < FUZZY_MIN_LENGTH || this.listWords.get(word) !== undefined) return token;
+        const closest = this.listWords.near(word, word.length >= TWO_EDITS_MIN_LENGTH ? 2 : 1).sort((a, b) => a.distance - b.distance || (a.word < b.word ? -1 : 1))[0];
+        return closest?.token ?? token;
+      })
       .filter((token) => !this.filler.has(token));
   }
 

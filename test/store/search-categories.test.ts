@@ -40,6 +40,10 @@ describe('what a search names as categories', () => {
     assert.deepEqual(groups('Free food near me'), [[positionOf('K31'), positionOf('K30')]]);
     assert.deepEqual(groups('ayuda: clases de ingles'), [[positionOf('B60')]], 'accents, filler and case as the index reads them');
     assert.deepEqual(matcher.match(['eviction help'])?.terms, [positionOf('L80'), positionOf('I80')]);
+    assert.deepEqual(matcher.match(['evicton hlp'])?.terms, undefined, 'a short word is not corrected');
+    assert.deepEqual(matcher.match(['evicton'])?.terms, [positionOf('L80'), positionOf('I80')], 'a word of 5 letters or more one edit from a word of the lists is read as it');
+    assert.deepEqual(matcher.match(['evicton help'])?.terms, [positionOf('L80'), positionOf('I80')]);
+    assert.equal(matcher.match(['evcton']), undefined, 'two edits only from 9 letters, as names are corrected');
   });
 
   it('asks for each need of a search of two', () => {
