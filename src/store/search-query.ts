@@ -1,6 +1,6 @@
 import { placeForms, stateNameAt } from './search-places.ts';
 import { queryWords, stem, STOP_WORDS, textWords } from './search-text.ts';
-import type { Vocabulary } from './search-vocabulary.ts';
+import type { Vocabulary, WordMatch } from './search-vocabulary.ts';
 import type { SearchWords } from './store.ts';
 
 /**
@@ -19,9 +19,11 @@ import type { SearchWords } from './store.ts';
  *   never for shorter words, which have too many neighbours;
  * - for the last word, of 3 letters or more: the names' words it begins (cost 1, and a little more the
  *   fewer organizations hold the completion), so a search can be typed unfinished.
- * A search that matches nothing so is made again with words of 3 and 4 letters corrected too, one
- * edit away, as long words are (`fod bank` finds food banks): ListingStore answers with that when it
- * matches. When a search of several words matches few organizations,
+ * A search that matches nothing so is read again more leniently (Reading): with words of 3 and 4
+ * letters corrected too, one edit away, as long words are (`fod bank` finds food banks); and if that
+ * matches nothing either, with words names do hold respelt to commoner ones (`capitol area food bank`
+ * finds CAPITAL AREA FOOD BANK) and words split in two (`mcdonald` as MC DONALD). ListingStore answers
+ * with the first reading that matches. When a search of several words matches few organizations,
  * those holding all its words but one common word follow (partialMatches). A search's total counts
  * every organization it answers with.
  */
@@ -36,8 +38,26 @@ const MAX_COMPLETIONS = 10;
 const MISSPELLING_RATIO = 20;
 /** A word held by this many organizations is taken as spelt right, and its neighbours are not looked for (which takes milliseconds). */
 const SURELY_SPELT_RIGHT = 20;
-/** The cost of a name word made of two words of the search, for each of the two words: 1 in all, as a correction. */
+/** The cost of a name word made of two words of the search, or of one word split in two, for each of the two words: 1 in all, as a correction. */
 const JOIN_COST = 0.5;
+/** The shortest part a word is split into (`mc` of `mcdonald`). */
+const MIN_SPLIT_PART = 2;
+
+/** How leniently a search is read (see organizationQuery): each reading matches all the one before it matches, and more. */
+export const Reading = {
+  /** The words as typed, with the alternatives above. */
+  typed: 0,
+  /** Also words of 3 and 4 letters corrected, for a search that matches nothing as typed. */
+  shortWords: 1,
+  /**
+   * Also, for a search that matches nothing with its short words corrected either: words of 5
+   * letters or more that names hold respelt to the words one edit away (two at 9 letters) held by
+   * more organizations (`capitol` finds CAPITAL: cost the edits), and each word read as the two
+   * words of names it is made of, if any (`mcdonald` finds MC DONALD: cost 0.5 each).
+   */
+  respelt: 2,
+} as const;
+export type Reading = (typeof Reading)[keyof typeof Reading];
 
 export interface QueryWord {
   /** As typed (folded), and its token. */
@@ -51,7 +71,7 @@ export interface QueryWord {
   held: number;
   /** The words of names that count as the word as typed when they match it (its place's other forms); unset: the word alone. */
   sameWords?: ReadonlySet<string>;
-  /** One of the words a typed word is read as (`ri` as rhode island): a partial match may not lack it. */
+  /** One of the words a typed word is read as (`ri` as rhode island, `mcdonald` as mc donald): a partial match may not lack it. */
   bound?: true;
 }
 
@@ -117,10 +137,10 @@ class WordReading {
 }
 
 /**
- * A search's words with their alternatives, drawn from the organizations' name words; with
- * `shortWords`, words of 3 and 4 letters are corrected too (for a search that matched nothing).
+ * A search's words with their alternatives, drawn from the organizations' name words, read as typed
+ * or more leniently (Reading).
  */
-export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, shortWords = false): SearchQuery {
+export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, reading: Reading = Reading.typed): SearchQuery {
   const typed = queryWords(search);
   const texts = typed.map((word) => word.word);
   // States of two words or more: named in full, each word also matches the code; by the code, it is read as the name's words.
@@ -151,11 +171,12 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, s
     if (phrase === undefined) for (const form of placeForms(word)) read.offerForm(form, vocabulary);
     const code = stateCodes.get(index);
     if (code !== undefined) read.offerForm(code, vocabulary);
-    const edits = allowedEdits(word, shortWords);
-    if (edits > 0 && held < SURELY_SPELT_RIGHT) {
+    const edits = allowedEdits(word, reading >= Reading.shortWords);
+    const respell = reading === Reading.respelt && word.length >= FUZZY_MIN_LENGTH;
+    if (edits > 0 && (held < SURELY_SPELT_RIGHT || respell)) {
       vocabulary
         .near(word, edits)
-        .filter((match) => match.organizations >= held * MISSPELLING_RATIO)
+        .filter((match) => (respell ? match.organizations > held : match.organizations >= held * MISSPELLING_RATIO))
         .sort((a, b) => a.distance - b.distance || b.organizations - a.organizations)
         .slice(0, MAX_CORRECTIONS)
         .forEach((match) => read.offer(match.token, match.organizations, match.distance));
@@ -163,6 +184,20 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, s
     if (index === typed.length - 1 && word.length >= PREFIX_MIN_LENGTH) {
       const completions = vocabulary.completions(word, MAX_COMPLETIONS);
       completions.forEach((match, rank) => read.offer(match.token, match.organizations, 1 + rank / (2 * MAX_COMPLETIONS)));
+    }
+    if (reading === Reading.respelt && phrase === undefined) {
+      const parts = splitWord(word, vocabulary);
+      if (parts !== undefined) {
+        // The word, or both its parts: each part matches the word (mcdonald), or its own words.
+        return parts.map((part) => {
+          const half = new WordReading(word, token, held, undefined);
+          for (const [alternative, cost] of read.alternatives) half.offer(alternative, 0, cost);
+          read.sameWords.forEach((form) => half.sameWords.add(form));
+          half.held = read.held;
+          half.offer(part.token, part.organizations, JOIN_COST);
+          return half;
+        });
+      }
     }
     return [read];
   });
@@ -178,6 +213,32 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, s
   const estimatedMatches = Math.min(...words.map((word) => word.held));
   return { words, mayLack: [], estimatedMatches: Number.isFinite(estimatedMatches) ? estimatedMatches : 0 };
 }
+
+/**
+ * The two words of names a word is made of, if any (`mcdonald`: mc and donald): of the ways to cut
+ * it into two words names hold (no stop word, each of MIN_SPLIT_PART letters or more), the one whose
+ * rarer part the most names hold.
+ */
+function splitWord(word: string, vocabulary: Vocabulary): [WordMatch, WordMatch] | undefined {
+  let best: [WordMatch, WordMatch] | undefined;
+  for (let at = MIN_SPLIT_PART; at <= word.length - MIN_SPLIT_PART; at++) {
+    const [head, tail] = [word.slice(0, at), word.slice(at)];
+    if (STOP_WORDS.has(head) || STOP_WORDS.has(tail)) continue;
+    const first = vocabulary.get(head);
+    const second = first === undefined ? undefined : vocabulary.get(tail);
+    if (first === undefined || second === undefined) continue;
+    if (best === undefined || Math.min(first.organizations, second.organizations) > Math.min(best[0].organizations, best[1].organizations)) best = [first, second];
+  }
+  return best;
+}
+
+/** Whether two readings of a search match alike: the same words, each through the same tokens. */
+export const readAlike = (a: SearchQuery, b: SearchQuery): boolean =>
+  a.words.length === b.words.length &&
+  a.words.every((word, index) => {
+    const other = b.words[index]!.alternatives;
+    return word.alternatives.size === other.size && [...word.alternatives.keys()].every((token) => other.has(token));
+  });
 
 /**
  * A search of several words that fewer than this many organizations match goes on with its partial

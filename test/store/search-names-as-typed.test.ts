@@ -81,13 +81,16 @@ function describeNamesAsTyped(label: string, open: (sample: DatasetSample) => Pr
       sample?.remove();
     });
 
-    it('finds a name holding as one word two words of the search', async () => {
+    it('finds a name holding as one word two words of the search, and two words of a name by the one word they make', async () => {
       // Split in the search, joined in the name: ROADRUNNER.
       assert.deepEqual((await search(opened.store, 'road runner food bank')).names, ['ROADRUNNER FOOD BANK INC']);
       assert.deepEqual((await search(opened.store, 'ronald mc donald house')).names.toSorted(), [
         'RONALD MCDONALD HOUSE CHARITIES OF NEW MEXICO',
         'RONALD MCDONALD HOUSE CHARITIES OF WICHITA INC',
       ]);
+      // Joined in the search, split in the name: MC DONALD (when the words as typed match nothing).
+      assert.deepEqual((await search(opened.store, 'mcdonald area development', 1)).names, ['MC DONALD AREA DEVELOPMENT ENDOWMENT FOUNDATION | MADE FOUNDATION']);
+      assert.deepEqual((await search(opened.store, 'mc donald area development', 1)).names, ['MC DONALD AREA DEVELOPMENT ENDOWMENT FOUNDATION | MADE FOUNDATION']);
     });
 
     it('reads a state spelt out as its postal code in names, and a postal code as the state spelt out', async () => {
@@ -111,6 +114,15 @@ function describeNamesAsTyped(label: string, open: (sample: DatasetSample) => Pr
       assert.deepEqual(human, [], 'SOCIETY FOR HUMAN RESOURCE MANAGEMENT | HAWAII CHAPTER is not a humane society');
       const resources = await search(opened.store, 'human resource', 1000);
       assert.ok(resources.total > 0 && resources.names.every((name) => !/\bHUMANE\b/.test(name)), resources.names.join('; '));
+    });
+
+    it('respells a word that names hold to a commoner one a letter away when the words together match nothing', async () => {
+      // Four names hold CAPITOL, none of them with food or bank: CAPITAL AREA FOOD BANK comes first.
+      const capitol = await search(opened.store, 'capitol area food bank', 2);
+      assert.deepEqual(capitol.names, ['CAPITAL AREA FOOD BANK', 'CAPITAL AREA FOOD BANK FOUNDATION']);
+      // Matched as typed, a word is not respelt: the names holding CAPITOL AREA, then those holding CAPITOL (partial matches).
+      const asTyped = await search(opened.store, 'capitol area', 10);
+      assert.ok(asTyped.total === 6 && asTyped.names.every((name) => /\bCAPITOL\b/.test(name)), asTyped.names.join('; '));
     });
   });
 }

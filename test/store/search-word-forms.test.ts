@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { placeForms, stateNameAt } from '../../src/store/search-places.ts';
-import { organizationQuery, partialMatches, rankCandidates } from '../../src/store/search-query.ts';
+import { organizationQuery, partialMatches, rankCandidates, Reading } from '../../src/store/search-query.ts';
 import { stem } from '../../src/store/search-text.ts';
 import { Vocabulary } from '../../src/store/search-vocabulary.ts';
 
@@ -68,5 +68,12 @@ describe('how a search is read', () => {
     const rank = (search: string) => rankCandidates(candidates, organizationQuery([search], vocabulary), () => 0).map((candidate) => candidate.names.split('\t')[0]);
     assert.deepEqual(rank('meals on wheels of rhode island').slice(0, 2), ['meals wheels ri', 'meals wheels ri chapter']);
     assert.deepEqual(rank('road runner food bank').slice(0, 2), ['roadrunner food bank', 'roadrunner food bank chapter']);
+  });
+
+  it('respells real words and splits words only when read leniently', () => {
+    assert.deepEqual(shown(organizationQuery(['capitol food'], vocabulary)), ['capitol: capitol@0', 'food: food@0']);
+    assert.deepEqual(shown(organizationQuery(['capitol food'], vocabulary, Reading.respelt)), ['capitol: capitol@0 capit@1', 'food: food@0']);
+    assert.deepEqual(shown(organizationQuery(['mcdonald food'], vocabulary)), ['mcdonald: mcdonald@0', 'food: food@0']);
+    assert.deepEqual(shown(organizationQuery(['mcdonald food'], vocabulary, Reading.respelt)), ['+mcdonald: mcdonald@0 mc@0.5', '+mcdonald: mcdonald@0 donald@0.5', 'food: food@0']);
   });
 });
