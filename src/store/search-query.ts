@@ -53,7 +53,8 @@ export const Reading = {
    * Also, for a search that matches nothing with its short words corrected either: words of 5
    * letters or more that names hold respelt to the words one edit away (two at 9 letters) held by
    * more organizations (`capitol` finds CAPITAL: cost the edits), and each word read as the two
-   * words of names it is made of, if any (`mcdonald` finds MC DONALD: cost 0.5 each).
+   * words of names it is made of, when more names hold each of them than the word (`mcdonald`
+   * finds MC DONALD: cost 0.5 each).
    */
   respelt: 2,
 } as const;
@@ -186,7 +187,7 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, r
       completions.forEach((match, rank) => read.offer(match.token, match.organizations, 1 + rank / (2 * MAX_COMPLETIONS)));
     }
     if (reading === Reading.respelt && phrase === undefined) {
-      const parts = splitWord(word, vocabulary);
+      const parts = splitWord(word, held, vocabulary);
       if (parts !== undefined) {
         // The word, or both its parts: each part matches the word (mcdonald), or its own words.
         return parts.map((part) => {
@@ -216,17 +217,18 @@ export function organizationQuery(search: SearchWords, vocabulary: Vocabulary, r
 
 /**
  * The two words of names a word is made of, if any (`mcdonald`: mc and donald): of the ways to cut
- * it into two words names hold (no stop word, each of MIN_SPLIT_PART letters or more), the one whose
- * rarer part the most names hold.
+ * it into two words names hold (no stop word, each of MIN_SPLIT_PART letters or more), each held by
+ * more names than the word (`held`), the one whose rarer part the most names hold. A word commoner
+ * than its parts is taken as one word: `area` is not ar and ea.
  */
-function splitWord(word: string, vocabulary: Vocabulary): [WordMatch, WordMatch] | undefined {
+function splitWord(word: string, held: number, vocabulary: Vocabulary): [WordMatch, WordMatch] | undefined {
   let best: [WordMatch, WordMatch] | undefined;
   for (let at = MIN_SPLIT_PART; at <= word.length - MIN_SPLIT_PART; at++) {
     const [head, tail] = [word.slice(0, at), word.slice(at)];
     if (STOP_WORDS.has(head) || STOP_WORDS.has(tail)) continue;
     const first = vocabulary.get(head);
     const second = first === undefined ? undefined : vocabulary.get(tail);
-    if (first === undefined || second === undefined) continue;
+    if (first === undefined || second === undefined || Math.min(first.organizations, second.organizations) <= held) continue;
     if (best === undefined || Math.min(first.organizations, second.organizations) > Math.min(best[0].organizations, best[1].organizations)) best = [first, second];
   }
   return best;

@@ -41,7 +41,7 @@ describe('the other forms of a place', () => {
 });
 
 describe('how a search is read', () => {
-  const vocabulary = vocabularyOf({ road: 523, runner: 3, runners: 157, roadrunner: 18, food: 1200, bank: 900, mc: 155, donald: 94, mcdonald: 54, capitol: 138, capital: 450, hawaii: 2043, hawaiian: 178 });
+  const vocabulary = vocabularyOf({ road: 523, runner: 3, runners: 157, roadrunner: 18, food: 1200, bank: 900, mc: 155, donald: 94, mcdonald: 54, capitol: 138, capital: 450, hawaii: 2043, hawaiian: 178, area: 2275, ar: 246, ea: 40 });
 
   it('matches two words of a search by the one word names make of them, at a cost of 1 for the pair', () => {
     assert.deepEqual(shown(organizationQuery(['road runner food'], vocabulary)), ['road: road@0 roadrunn@0.5', 'runner: runner@0 roadrunn@0.5', 'food: food@0']);
@@ -75,5 +75,9 @@ describe('how a search is read', () => {
     assert.deepEqual(shown(organizationQuery(['capitol food'], vocabulary, Reading.respelt)), ['capitol: capitol@0 capit@1', 'food: food@0']);
     assert.deepEqual(shown(organizationQuery(['mcdonald food'], vocabulary)), ['mcdonald: mcdonald@0', 'food: food@0']);
     assert.deepEqual(shown(organizationQuery(['mcdonald food'], vocabulary, Reading.respelt)), ['+mcdonald: mcdonald@0 mc@0.5', '+mcdonald: mcdonald@0 donald@0.5', 'food: food@0']);
+    // More names hold area than ar or ea: it is one word, and a partial match may lack it.
+    const area = organizationQuery(['mcdonald area'], vocabulary, Reading.respelt);
+    assert.deepEqual(shown(area).slice(2), ['area: area@0']);
+    assert.deepEqual(partialMatches(area)?.mayLack, [2]);
   });
 });
