@@ -5,7 +5,7 @@ import type { Listing } from './listing.ts';
 import type { ListingBackend } from './listing-store.ts';
 import { CategoryMatcher, categoryMembers, orderCategoryMatches } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
-import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, suggestedSearches } from './search-query.ts';
+import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, readAlike, Reading, suggestedSearches } from './search-query.ts';
 import type { Candidate, SearchQuery } from './search-query.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type { Batches, CategoryLabel, OrganizationFilter, OrganizationView, Page, PositionRange } from './store.ts';
@@ -126,10 +126,10 @@ export class OrganizationSearch<Param> {
   }
 
   /**
-   * A search's parts and total: its full matches as typed, or when that matches nothing and
-   * correcting its short words too matches something, that (see organizationQuery); then the
-   * organizations in the categories its words name (search-categories.ts), when its full matches are
-   * fewer than are ranked; then its partial matches, when the full matches are few.
+   * A search's parts and total: its full matches as typed, or when that matches nothing, those of
+   * the first more lenient reading that matches something (see Reading); then the organizations in
+   * the categories its words name (search-categories.ts), when its full matches are fewer than are
+   * ranked; then its partial matches, when the full matches are few.
    */
   private async matches(filter: OrganizationFilter, memberships: readonly Membership[], view: OrganizationView, ranked = false): Promise<SearchMatches<Param>> {
     const typed = this.query(filter)!;
@@ -169,8 +169,8 @@ export class OrganizationSearch<Param> {
   }
 
   /**
-   * Which query answers a search (as typed, or with its short words corrected), how many it
-   * matches, and its partial matches. A page and its facets ask at once: they share one decision.
+   * Which query answers a search (as typed, or read more leniently), how many it matches, and its
+   * partial matches. A page and its facets ask at once: they share one decision.
    */
   private decision(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<SearchDecision> {
     const key = JSON.stringify([filter, memberships]);
@@ -210,17 +210,23 @@ export class OrganizationSearch<Param> {
   }
 
   /**
-   * The query of a search's full matches, and how many there are. When none holds its words, short
-   * words are corrected too, unless the words name categories: then they are read as typed.
+   * The query of a search's full matches, and how many there are: as typed, or when that matches
+   * nothing, the first more lenient reading that matches, unless the words name categories: then
+   * they are read as typed (the categories answer the search; `ged` is not respelt `god`).
    */
   private async fullMatches(filter: OrganizationFilter, memberships: readonly Membership[], namesCategories: boolean): Promise<{ query: SearchQuery; total: number }> {
     const typed = this.query(filter)!;
     const total = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, typed));
     if (total > 0 || namesCategories) return { query: typed, total };
-    const lenient = this.query(filter, true)!;
-    if (lenient.words.every((word, index) => word.alternatives.size === typed.words[index]!.alternatives.size)) return { query: typed, total };
-    const lenientTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, lenient));
-    return lenientTotal > 0 ? { query: lenient, total: lenientTotal } : { query: typed, total };
+    let tried = typed;
+    for (const reading of [Reading.shortWords, Reading.respelt]) {
+      const lenient = this.query(filter, reading)!;
+      if (readAlike(lenient, tried)) continue;
+      tried = lenient;
+      const lenientTotal = await this.backend.count(this.backend.organizationListing(filter, memberships, {}, lenient));
+      if (lenientTotal > 0) return { query: lenient, total: lenientTotal };
+    }
+    return { query: typed, total };
   }
 
   /** The first RANKED_SEARCH_LIMIT matches of a search in list order (fewest name words first), ranked. */
@@ -280,13 +286,13 @@ export class OrganizationSearch<Param> {
    * The search's words and alternatives, kept per text: a page with facets asks for both from one
    * request, and correcting a long word reads the vocabulary for milliseconds.
    */
-  private query(filter: OrganizationFilter, shortWords = false): SearchQuery | undefined {
+  private query(filter: OrganizationFilter, reading: Reading = Reading.typed): SearchQuery | undefined {
     if (filter.search === undefined) return undefined;
-    const key = `${shortWords ? 'short words ' : ''}\t${filter.search.join(' ')}`;
+    const key = `${reading}\t${filter.search.join(' ')}`;
     let query = this.queries.get(key);
     if (query === undefined) {
       if (this.queries.size >= QUERIES_KEPT) this.queries.delete(this.queries.keys().next().value!);
-      query = organizationQuery(filter.search, this.backend.vocabulary, shortWords);
+      query = organizationQuery(filter.search, this.backend.vocabulary, reading);
       this.queries.set(key, query);
     }
     return query;

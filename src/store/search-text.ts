@@ -97,14 +97,57 @@ const PHRASE_STARTS = new Set(PHRASE_RULES.map((rule) => rule.words[0]!));
 const ABBREVIATION_OF: ReadonlyMap<string, string> = new Map(Object.entries(ABBREVIATIONS));
 const PHRASE_OF: ReadonlyMap<string, readonly string[]> = new Map(Object.entries(PHRASES).map(([short, phrase]) => [short, phrase.split(' ')]));
 
+/**
+ * Words Porter stemming would make one with a different word of organization names, each group here
+ * a token of its own: humane is not human (HUMANE SOCIETY, SOCIETY FOR HUMAN RESOURCE MANAGEMENT),
+ * nor humanity, Maine main, news new, United unit, organization organ, communications community,
+ * generations general, universal university, providence providers, hospitality hospital, federal
+ * federation, transitional transit, cooperative Cooper, aging AG, wellness well, and the places
+ * Billings, Brookings and Wheeling bill, brook and wheel(s). Found in the bundled names: of the tokens
+ * that two words each held by 40 names or more share, those whose words mean different things. Also
+ * apart: words that would read as a state's postal code (are AR, gas GA, was WA, ute UT; see
+ * search-places.ts). A group's token is its first word, which Porter makes of no word.
+ */
+const KEPT_APART: ReadonlyMap<string, string> = new Map(
+  [
+    'humane',
+    'humanity',
+    'humanities',
+    'maine',
+    'news',
+    'united unite unites uniting',
+    'organization organizations organizational organize organized organizer organizers organizing',
+    'communication communications',
+    'generation generations',
+    'universal',
+    'providence',
+    'hospitality',
+    'federal',
+    'transition transitions transitional',
+    'cooperative cooperatives cooperation',
+    'age ages aged aging ageing',
+    'wellness',
+    'billings',
+    'brookings',
+    'wheeling',
+    'are',
+    'gas',
+    'was',
+    'ute utes',
+  ].flatMap((group) => {
+    const words = group.split(' ');
+    return words.map((word) => [word, words[0]!] as const);
+  }),
+);
+
 const stems = new Map<string, string>();
 
-/** The indexed form of a word: its Porter stem when it is English (a-z only). */
+/** The indexed form of a word: its Porter stem when it is English (a-z only), or its own token when Porter would merge it with another word (KEPT_APART). */
 export function stem(word: string): string {
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
     if (stems.size >= STEMS_KEPT) stems.clear();
-    stemmed = ENGLISH.test(word) ? stemmer(word) : word;
+    stemmed = KEPT_APART.get(word) ?? (ENGLISH.test(word) ? stemmer(word) : word);
     stems.set(word, stemmed);
   }
   return stemmed;

@@ -30,9 +30,12 @@
  * layout (of either store) means a new format and an import. 12 made both from this one list; 13 added
  * `added_at`, so that the changes feed removes only what a client's version held, and a check of
  * every served JSON document (`<column>_crc`, see document-check.ts); 14 packed organizations'
- * documents (`document_fragments`) and made their times `instant`s.
+ * documents (`document_fragments`) and made their times `instant`s. The text indexes and the
+ * vocabulary hold the tokens of search-text.ts, so a change to them is a new format too: 15 keeps
+ * apart words Porter stemming merged with a different word (humane is no longer human, maine main,
+ * are AR; KEPT_APART), which a server of 14 would search with other tokens than its snapshot holds.
  */
-export const STORE_FORMAT = 14;
+export const STORE_FORMAT = 15;
 
 /**
  * The oldest format whose organizations, `dataset_versions` and `removed_organizations` are as now, so

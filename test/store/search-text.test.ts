@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { queryWords, searchLine, searchWords } from '../../src/store/search-text.ts';
+import { queryWords, searchLine, searchWords, stem } from '../../src/store/search-text.ts';
 
 describe('search words (the same on every backend)', () => {
   it('folds case and accents, and splits at anything but letters and digits', () => {
@@ -17,6 +17,24 @@ describe('search words (the same on every backend)', () => {
     assert.deepEqual(searchWords('Shelters sheltering sheltered'), ['shelter', 'shelter', 'shelter']);
     assert.deepEqual(searchWords('families family'), ['famili', 'famili']);
     assert.deepEqual(searchWords('Straße'), ['straße'], 'words with letters outside a-z are not stemmed');
+  });
+
+  it('keeps apart words Porter stemming would make one with a different word', () => {
+    for (const [word, other] of [
+      ['humane', 'human'],
+      ['humanity', 'human'],
+      ['maine', 'main'],
+      ['news', 'new'],
+      ['united', 'unit'],
+      ['organization', 'organ'],
+      ['communications', 'community'],
+      ['generation', 'general'],
+      ['are', 'ar'],
+    ]) {
+      assert.notEqual(stem(word!), stem(other!), `${word} ${other}`);
+    }
+    assert.deepEqual(searchWords('Organizations organized'), searchWords('organization organization'), 'the forms of one word still meet');
+    assert.deepEqual(searchWords('Humane Society'), ['humane', 'societi']);
   });
 
   it('reads words that are names of object properties as words', () => {
