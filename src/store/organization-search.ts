@@ -77,6 +77,8 @@ export class OrganizationSearch<Param> {
 
   constructor(backend: ListingBackend<Param>) {
     this.backend = backend;
+    // Made now, not by the first search, which would wait for it (tens of milliseconds).
+    this.categories();
   }
 
   /**
@@ -238,7 +240,7 @@ export class OrganizationSearch<Param> {
     return rankCandidates(candidates, query, (term) => this.backend.termSize(term), inCategories);
   }
 
-  /** What reads searches as categories, made when the first search needs it. */
+  /** What reads searches as categories, made once per dataset. */
   private categories(): CategoryMatcher {
     this.categoryMatcher ??= new CategoryMatcher(
       this.backend.taxonomies,

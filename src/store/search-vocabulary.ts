@@ -20,6 +20,8 @@ export interface WordMatch {
 }
 
 const NO_NODE = -1;
+/** Words whose neighbours are kept (see Vocabulary.nearKept). */
+const NEAR_KEPT = 1024;
 
 export class Vocabulary {
   private readonly words: string[];
@@ -32,6 +34,12 @@ export class Vocabulary {
   /** The entry a node ends, or NO_NODE. */
   private readonly entryAt: Int32Array;
   private readonly maxLength: number;
+  /**
+   * Words near a word, kept: a search that matches nothing asks for the same words' neighbours when
+   * it is read each more lenient way and when a spelling is suggested (a long word's, two edits
+   * away, take 3 to 4 ms to find). The oldest goes first.
+   */
+  private readonly nearKept = new Map<string, WordMatch[]>();
 
   /** `entries` sorted by word (code unit order), each word once. */
   constructor(entries: readonly VocabularyEntry[]) {
@@ -117,6 +125,18 @@ export class Vocabulary {
    * table per letter, and a branch is left as soon as no word below it can be close enough.
    */
   near(word: string, maxDistance: number): WordMatch[] {
+    const key = `${maxDistance}\t${word}`;
+    let found = this.nearKept.get(key);
+    if (found === undefined) {
+      if (this.nearKept.size >= NEAR_KEPT) this.nearKept.delete(this.nearKept.keys().next().value!);
+      found = this.walkNear(word, maxDistance);
+      this.nearKept.set(key, found);
+    }
+    // A copy: callers sort and cut what they are given.
+    return [...found];
+  }
+
+  private walkNear(word: string, maxDistance: number): WordMatch[] {
     const width = word.length + 1;
     const rows: Int32Array[] = Array.from({ length: Math.min(this.maxLength, word.length + maxDistance) + 2 }, () => new Int32Array(width));
     for (let column = 0; column < width; column++) rows[0]![column] = column;
