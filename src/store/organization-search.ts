@@ -71,6 +71,7 @@ function sumCounts(lists: readonly FacetCount[][]): FacetCount[] {
 export class OrganizationSearch<Param> {
   private readonly backend: ListingBackend<Param>;
   private categoryMatcher: CategoryMatcher | undefined;
+  private readonly namedKept = new Map<string, SearchCategories | undefined>();
   private readonly queries = new Map<string, SearchQuery>();
   /** Search decisions under way (see decision), by filter and membership lists. */
   private readonly decisions = new Map<string, Promise<SearchDecision>>();
@@ -137,8 +138,9 @@ export class OrganizationSearch<Param> {
     const typed = this.query(filter)!;
     const typedListing = this.backend.organizationListing(filter, memberships, view, typed);
     // Searched alone, the vocabulary tells closely enough how many match to choose how the matches
-    // are read: the ranked window is read while they are counted.
-    const early = ranked && isSearchAlone(filter, memberships) ? this.rankedWindow(typedListing, typed, typed.estimatedMatches) : undefined;
+    // are read: the ranked window is read while they are counted (unless the words name categories:
+    // then the decision reads it, to rank it with them).
+    const early = ranked && isSearchAlone(filter, memberships) && this.named(filter) === undefined ? this.rankedWindow(typedListing, typed, typed.estimatedMatches) : undefined;
     early?.catch(() => {});
     const { query, total, fullMatches, inCategories, categories, partial } = await this.decision(filter, memberships);
     const window = fullMatches === undefined ? early : Promise.resolve(this.ranked(fullMatches, query, inCategories));
@@ -171,8 +173,8 @@ export class OrganizationSearch<Param> {
   }
 
   /**
-   * Which query answers a search (as typed, or read more leniently), how many it matches, and its
-   * partial matches. A page and its facets ask at once: they share one decision.
+   * Which query answers a search (as typed, or read more leniently), how many it matches, its
+   * category matches and its partial matches. A page and its facets ask at once: they share one decision.
    */
   private decision(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<SearchDecision> {
     const key = JSON.stringify([filter, memberships]);
@@ -185,10 +187,9 @@ export class OrganizationSearch<Param> {
   }
 
   private async decide(filter: OrganizationFilter, memberships: readonly Membership[]): Promise<SearchDecision> {
-    const named = this.categories().match(filter.search!);
+    const named = this.named(filter);
     const { query, total } = await this.fullMatches(filter, memberships, named !== undefined);
     const decision: SearchDecision = { query, total };
-    // Full matches as many as are ranked say enough of what is sought; fewer are followed by the categories.
     if (named !== undefined) {
       const listing = this.backend.organizationListing(filter, memberships, {}, query);
       const [fullMatches, keys] = await Promise.all([
@@ -238,6 +239,16 @@ export class OrganizationSearch<Param> {
 
   private ranked(candidates: Candidate[], query: SearchQuery, inCategories?: ReadonlySet<number>): Candidate[] {
     return rankCandidates(candidates, query, (term) => this.backend.termSize(term), inCategories);
+  }
+
+  /** The categories a search's words name, kept per text as its words are (see query). */
+  private named(filter: OrganizationFilter): SearchCategories | undefined {
+    const key = filter.search!.join(' ');
+    if (!this.namedKept.has(key)) {
+      if (this.namedKept.size >= QUERIES_KEPT) this.namedKept.delete(this.namedKept.keys().next().value!);
+      this.namedKept.set(key, this.categories().match(filter.search!));
+    }
+    return this.namedKept.get(key);
   }
 
   /** What reads searches as categories, made once per dataset. */
