@@ -1,7 +1,7 @@
 import { membershipConditions } from './filter-plan.ts';
 import type { Membership } from './filter-plan.ts';
 import type { ItemKind, TermConditions } from './listing-store.ts';
-import { narrowedListing, searchListing } from './listing.ts';
+import { searchListing } from './listing.ts';
 import type { Listing, TextSearch } from './listing.ts';
 import { CATEGORY_GROUP_STEP, MEMBER_KEY_STEP, numberedCategoryTerms } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
@@ -177,14 +177,6 @@ export class ListingSql<Param> {
   /** Organizations at these positions, in this order: a list read only through jsonOf and facetCounts. */
   positionsListing(view: OrganizationView, positions: readonly number[]): Listing<Param> {
     return { ...this.organizationJson(view), from: this.dialect.orderedPositions, where: [], params: [this.dialect.positionsParam(positions) as Param], order: 'p.n', position: 'p.position' };
-  }
-
-  /** A listing of organizations less a search's category matches (those under a term of a group that lists them). */
-  outsideCategories(listing: Listing<Param>, categories: SearchCategories): Listing<Param> {
-    const { listing: groups, terms } = numberedCategoryTerms(categories);
-    const listed = terms.filter(({ group }) => group < groups).map(({ term }) => term);
-    const condition = `${listing.position} NOT IN (SELECT c.organization_position FROM ${this.table('organization_subtrees')} c WHERE c.subtree_position IN (SELECT p.position FROM ${this.dialect.orderedPositions}))`;
-    return narrowedListing(listing, { where: [condition], params: [this.dialect.positionsParam(listed) as Param] });
   }
 
   /** Every taxonomy, or those whose text holds the words (`text`: the search in the store's text table aliased `x`). */

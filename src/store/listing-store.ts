@@ -74,8 +74,6 @@ export interface ListingBackend<Param> {
   categoryMembers(filter: OrganizationFilter, memberships: readonly Membership[], categories: SearchCategories): Promise<number[]>;
   /** Organizations at these positions, in this order (read through jsonOf and facetCounts only). */
   positionsListing(view: OrganizationView, positions: readonly number[]): Listing<Param>;
-  /** A listing less a search's category matches: see ListingSql.outsideCategories. */
-  outsideCategories(listing: Listing<Param>, categories: SearchCategories): Listing<Param>;
   /** What facet values are called. */
   readonly facetLabels: FacetLabels;
   /** Organizations per value of each facet (facets.ts) in a listing, or in the unfiltered list. */

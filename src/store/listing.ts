@@ -54,21 +54,3 @@ export const searchListing = <Param>(
   rankingParams: text.rankingParams,
   position,
 });
-
-/**
- * A listing with more conditions on its rows: what counted or found them without those (its `length`
- * query, a backend's own shortcuts kept beside the listing) no longer applies, so only the fields
- * above are kept.
- */
-export const narrowedListing = <Param>(listing: Listing<Param>, conditions: { where: string[]; params: Param[] }): Listing<Param> => ({
-  jsonTable: listing.jsonTable,
-  jsonColumn: listing.jsonColumn,
-  ...(listing.detailsTable === undefined ? {} : { detailsTable: listing.detailsTable }),
-  from: listing.from,
-  where: [...listing.where, ...conditions.where],
-  params: [...listing.params, ...conditions.params],
-  order: listing.order,
-  ...(listing.ranking === undefined ? {} : { ranking: listing.ranking, rankingParams: listing.rankingParams }),
-  position: listing.position,
-  ...(listing.candidates === undefined ? {} : { candidates: listing.candidates }),
-});

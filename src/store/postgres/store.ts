@@ -245,10 +245,6 @@ class PostgresBackend implements ListingBackend<unknown> {
     return this.sql.positionsListing(view, positions);
   }
 
-  outsideCategories(listing: PgListing, categories: SearchCategories): PgListing {
-    return this.sql.outsideCategories(listing, categories);
-  }
-
   removedListing(since: string): PgListing {
     return this.sql.removedListing(since);
   }

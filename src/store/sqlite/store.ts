@@ -218,10 +218,6 @@ class SqliteBackend implements ListingBackend<SQLInputValue> {
     return SQL.positionsListing(view, positions);
   }
 
-  outsideCategories(listing: Listing, categories: SearchCategories): Listing {
-    return SQL.outsideCategories(listing, categories);
-  }
-
   removedListing(since: string): Listing {
     return SQL.removedListing(since);
   }
