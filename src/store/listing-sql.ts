@@ -3,7 +3,7 @@ import type { Membership } from './filter-plan.ts';
 import type { ItemKind, TermConditions } from './listing-store.ts';
 import { searchListing } from './listing.ts';
 import type { Listing, TextSearch } from './listing.ts';
-import { CATEGORY_GROUP_STEP, MEMBER_KEY_STEP, numberedCategoryTerms } from './search-categories.ts';
+import { CATEGORY_GROUP_STEP, MEMBER_KEY_STEP, numberedCategoryTerms, TAGGED_FLAG } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
 import type { OrganizationFilter, OrganizationView } from './store.ts';
 import { storedInstant } from './tables.ts';
@@ -158,20 +158,27 @@ export class ListingSql<Param> {
 
   /**
    * The organizations under a search's category terms (or below them) within every membership list
-   * and `modifiedSince`, as one row holding `keys`, an array of position × MEMBER_KEY_STEP + the
-   * term's group number (numberedCategoryTerms), one per organization and term: ordered and counted by
-   * search-categories.ts. One array, not a row each: 35,000 rows took SQLite 7 to 17 ms, their array 4.
+   * and `modifiedSince`, as one row holding `keys`, an array of their keys (see MemberKey): one per
+   * organization and term it is under, and one more per term it is tagged with itself. Ordered and
+   * counted by search-categories.ts. One array, not a row each: 35,000 rows took SQLite 7 to 17 ms,
+   * their array 4.
    */
   categoryMembers(filter: OrganizationFilter, memberships: readonly Membership[], categories: SearchCategories): Query<Param> {
     const numbered = numberedCategoryTerms(categories).terms.map(({ term, group }) => group * CATEGORY_GROUP_STEP + term);
+    const terms = `(SELECT p.position / ${CATEGORY_GROUP_STEP} AS grp, p.position % ${CATEGORY_GROUP_STEP} AS term FROM ${this.dialect.orderedPositions}) t`;
     const modified = this.modifiedSince(filter);
-    const members = membershipConditions<Param>(memberships, 'c.organization_position', (name) => this.table(name));
-    const join = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = c.organization_position`;
-    const where = [...members.where, ...modified.where];
-    const sql = `SELECT ${this.dialect.integerArray(`c.organization_position * ${MEMBER_KEY_STEP} + t.grp`)} AS keys
-        FROM (SELECT p.position / ${CATEGORY_GROUP_STEP} AS grp, p.position % ${CATEGORY_GROUP_STEP} AS term FROM ${this.dialect.orderedPositions}) t
-        JOIN ${this.table('organization_subtrees')} c ON c.subtree_position = t.term${join}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}`;
-    return { sql, params: [this.dialect.positionsParam(numbered) as Param, ...members.params, ...modified.params] };
+    const rows = (table: string, group: string, flag: number) => {
+      const members = membershipConditions<Param>(memberships, 'c.organization_position', (name) => this.table(name));
+      const join = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = c.organization_position`;
+      const where = [...members.where, ...modified.where];
+      return {
+        sql: `SELECT c.organization_position * ${MEMBER_KEY_STEP} + ${flag} + t.grp AS k FROM ${terms} JOIN ${this.table(table)} c ON c.${group}_position = t.term${join}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}`,
+        params: [this.dialect.positionsParam(numbered) as Param, ...members.params, ...modified.params],
+      };
+    };
+    const under = rows('organization_subtrees', 'subtree', 0);
+    const tagged = rows('organization_terms', 'term', TAGGED_FLAG);
+    return { sql: `SELECT ${this.dialect.integerArray('k')} AS keys FROM (${under.sql} UNION ALL ${tagged.sql}) keyed`, params: [...under.params, ...tagged.params] };
   }
 
   /** Organizations at these positions, in this order: a list read only through jsonOf and facetCounts. */

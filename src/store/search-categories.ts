@@ -230,9 +230,15 @@ export class CategoryMatcher {
 /** Terms per group, and groups per search, at most (a search has at most 32 words); the step between groups' numbers. */
 const MAX_TERMS = 1023;
 const MAX_GROUPS = 31;
+/** Positions are below this (268 million organizations). */
+const POSITION_SPAN = 2 ** 28;
 export const CATEGORY_GROUP_STEP = 2 ** 20;
-/** A category member's key is its position × this + its group's number (below MAX_GROUPS + 1). */
-export const MEMBER_KEY_STEP = 32;
+/**
+ * A category member's key: its position × MEMBER_KEY_STEP + its group's number (below 32), + TAGGED_FLAG
+ * for a term it is tagged with itself (not only under it).
+ */
+export const MEMBER_KEY_STEP = 64;
+export const TAGGED_FLAG = 32;
 
 /**
  * A search's category terms, each once with the number of the first group naming it: the groups that
@@ -253,12 +259,13 @@ export function numberedCategoryTerms({ groups }: SearchCategories): { listing: 
 }
 
 /**
- * A search's category matches in order, from the keys of its terms' organizations (position × 32 +
- * group number, one per organization and term: see numberedCategoryTerms): those under a term of a
- * group that lists, less the `excluded` (its name matches); under more of the groups first, then more
- * of the terms (an organization with NTEE L82 is also under the Open Eligibility terms the crosswalk
- * gives it, where one under a term below one of those is under that one alone), then in list order.
- * At most `limit`: the category's own list has the rest, and a search need not count or page through
+ * A search's category matches in order, from the keys of its terms' organizations (see
+ * MEMBER_KEY_STEP and numberedCategoryTerms): those under a term of a group that lists, less the
+ * `excluded` (its name matches); under more of the groups first, then tagged with more of the terms
+ * themselves (the phrase's own terms, rather than a narrower one below them), then under more of the
+ * terms (an organization with NTEE L82 is also under the Open Eligibility terms the crosswalk gives
+ * it, where one under a term below one of those is under that one alone), then in list order. At
+ * most `limit`: the category's own list has the rest, and a search need not count or page through
  * thousands it ranks last.
  */
 export function orderCategoryMatches(keys: readonly number[], categories: SearchCategories, excluded: ReadonlySet<number>, limit: number): number[] {
@@ -273,18 +280,26 @@ export function orderCategoryMatches(keys: readonly number[], categories: Search
     const position = Math.floor(keyed[at]! / MEMBER_KEY_STEP);
     let mask = 0;
     let hits = 0;
+    let tagged = 0;
     for (; at < keyed.length && Math.floor(keyed[at]! / MEMBER_KEY_STEP) === position; at++) {
-      mask |= 1 << keyed[at]! % MEMBER_KEY_STEP;
+      const rest = keyed[at]! % MEMBER_KEY_STEP;
+      if (rest >= TAGGED_FLAG) {
+        tagged++;
+        continue;
+      }
+      mask |= 1 << rest;
       hits++;
     }
     if ((mask & listed) === 0 || excluded.has(position)) continue;
     let groups = 0;
-    for (let rest = mask; rest !== 0; rest &= rest - 1) groups++;
-    // One number per match, so that the sort compares numbers only: groups missed, terms missed, position.
-    ordered[count++] = ((MAX_GROUPS - groups) * (MAX_TERMS + 1) + (MAX_TERMS - Math.min(hits, MAX_TERMS))) * 2 ** 32 + position;
+    for (let bits = mask; bits !== 0; bits &= bits - 1) groups++;
+    // One number per match, so that the sort compares numbers only: groups missed, tags missed, terms
+    // missed (each count below 256), position (below 2^28): below 2^53, as a double holds integers exactly.
+    const missed = ((MAX_GROUPS - groups) * 256 + (255 - Math.min(tagged, 255))) * 256 + (255 - Math.min(hits, 255));
+    ordered[count++] = missed * POSITION_SPAN + position;
   }
   const kept = ordered.subarray(0, count).sort().subarray(0, limit);
-  return Array.from(kept, (key) => key % 2 ** 32);
+  return Array.from(kept, (key) => key % POSITION_SPAN);
 }
 
 /** The organizations listed by a search's categories (under a term of a group that lists), from the keys of their members (see orderCategoryMatches). */
