@@ -164,20 +164,22 @@ export class ListingSql<Param> {
    * their array 4.
    */
   categoryMembers(filter: OrganizationFilter, memberships: readonly Membership[], categories: SearchCategories): Query<Param> {
-    const numbered = numberedCategoryTerms(categories).terms.map(({ term, group }) => group * CATEGORY_GROUP_STEP + term);
+    const { listing, terms: named } = numberedCategoryTerms(categories);
+    const numbered = named.map(({ term, group }) => group * CATEGORY_GROUP_STEP + term);
     const terms = `(SELECT p.position / ${CATEGORY_GROUP_STEP} AS grp, p.position % ${CATEGORY_GROUP_STEP} AS term FROM ${this.dialect.orderedPositions}) t`;
     const modified = this.modifiedSince(filter);
-    const rows = (table: string, group: string, flag: number) => {
+    const rows = (table: string, group: string, flag: number, listingOnly: boolean) => {
       const members = membershipConditions<Param>(memberships, 'c.organization_position', (name) => this.table(name));
       const join = filter.modifiedSince === undefined ? '' : ` JOIN ${this.table('organizations')} o ON o.position = c.organization_position`;
-      const where = [...members.where, ...modified.where];
+      const where = [...(listingOnly ? ['t.grp < ?'] : []), ...members.where, ...modified.where];
       return {
         sql: `SELECT c.organization_position * ${MEMBER_KEY_STEP} + ${flag} + t.grp AS k FROM ${terms} JOIN ${this.table(table)} c ON c.${group}_position = t.term${join}${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`}`,
-        params: [this.dialect.positionsParam(numbered) as Param, ...members.params, ...modified.params],
+        params: [this.dialect.positionsParam(numbered) as Param, ...(listingOnly ? [listing as Param] : []), ...members.params, ...modified.params],
       };
     };
-    const under = rows('organization_subtrees', 'subtree', 0);
-    const tagged = rows('organization_terms', 'term', TAGGED_FLAG);
+    const under = rows('organization_subtrees', 'subtree', 0, false);
+    // Only the terms of the groups that list are ordered by their own tags.
+    const tagged = rows('organization_terms', 'term', TAGGED_FLAG, true);
     return { sql: `SELECT ${this.dialect.integerArray('k')} AS keys FROM (${under.sql} UNION ALL ${tagged.sql}) keyed`, params: [...under.params, ...tagged.params] };
   }
 
