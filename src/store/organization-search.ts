@@ -253,6 +253,7 @@ export class OrganizationSearch<Param> {
     this.categoryMatcher ??= new CategoryMatcher(
       this.backend.taxonomies,
       [...this.backend.facetLabels.terms].map(([position, label]) => ({ position, taxonomyPosition: label.taxonomyPosition, code: label.code, name: label.name })),
+      this.backend.vocabulary,
     );
     return this.categoryMatcher;
   }

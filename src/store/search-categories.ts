@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { OE_SITUATIONS_TAXONOMY } from '../hsds/known-taxonomies.ts';
 import type { TaxonomyRow } from './filter-plan.ts';
-import { FUZZY_MIN_LENGTH, TWO_EDITS_MIN_LENGTH } from './search-query.ts';
+import { FUZZY_MIN_LENGTH, SURELY_SPELT_RIGHT, TWO_EDITS_MIN_LENGTH } from './search-query.ts';
 import { queryWords, textWords } from './search-text.ts';
 import { Vocabulary } from './search-vocabulary.ts';
 import type { SearchWords } from './store.ts';
@@ -109,9 +109,13 @@ export class CategoryMatcher {
   /** The words of the lists, which a search's words that are none of them are corrected to (`imigration`). */
   private readonly listWords: Vocabulary;
   /** Each term's name: its tokens, and the token sets of its parts. */
-  private readonly names: { position: number; tokens: Set<string>; parts: string[][] }[] = [];
+  private readonly termNames: { position: number; tokens: Set<string>; parts: string[][] }[] = [];
 
-  constructor(taxonomies: readonly TaxonomyRow[], terms: Iterable<CategoryTerm>, lists: Lists = bundledLists()) {
+  /** The words of organization names (search-vocabulary.ts): one many names hold is spelt right. */
+  private readonly nameWords: Pick<Vocabulary, 'get'>;
+
+  constructor(taxonomies: readonly TaxonomyRow[], terms: Iterable<CategoryTerm>, names: Pick<Vocabulary, 'get'>, lists: Lists = bundledLists()) {
+    this.nameWords = names;
     const positionOf = new Map<string, number>();
     const taxonomyCodes = new Map(taxonomies.map((taxonomy) => [taxonomy.position, taxonomy.code.toLowerCase()]));
     for (const term of terms) {
@@ -120,7 +124,7 @@ export class CategoryMatcher {
       positionOf.set(`${taxonomy}:${term.code}`, term.position);
       if (taxonomy === WHO_TAXONOMY) this.who.add(term.position);
       const parts = term.name.split(NAME_PARTS).map(tokensOf).filter((part) => part.length > 0);
-      this.names.push({ position: term.position, tokens: new Set(parts.flat()), parts });
+      this.termNames.push({ position: term.position, tokens: new Set(parts.flat()), parts });
     }
     this.filler = new Set(lists.filler.flatMap(tokensOf));
     const words = new Map<string, string>();
@@ -160,9 +164,13 @@ export class CategoryMatcher {
     if (words === 0) return undefined;
     const byHead = this.curated(headTokens);
     const byQualifier = this.curated(qualifierTokens);
+    // A phrase that holds the word itself (`escuela para adultos`) is read whole, when it reads more.
+    const whole = at === null ? undefined : this.curated(this.tokensOf(text));
+    const isWho = (terms: readonly number[]) => terms.every((term) => this.who.has(term));
     let groups: CategoryGroup[];
-    if (readEnough(byHead.read + byQualifier.read, words)) {
-      const isWho = (terms: readonly number[]) => terms.every((term) => this.who.has(term));
+    if (whole !== undefined && whole.read > byHead.read + byQualifier.read && readEnough(whole.read, this.tokensOf(text).length)) {
+      groups = whole.groups.map((terms) => ({ terms, who: isWho(terms) }));
+    } else if (readEnough(byHead.read + byQualifier.read, words)) {
       // A qualifier's groups only order the head's organizations, when the head names any.
       const qualifies = byHead.groups.length > 0;
       groups = [
@@ -180,13 +188,14 @@ export class CategoryMatcher {
 
   /**
    * The tokens of a search's text less filler, a word of 5 letters or more that is no word of the
-   * lists read as the closest that is (one edit away, two from 9 letters), as names are corrected
-   * (search-query.ts): `imigration lawyer` is immigration, `rent asistance` rent.
+   * lists, and that few organization names hold, read as the closest that is (one edit away, two
+   * from 9 letters), as names are corrected (search-query.ts): `imigration lawyer` is immigration,
+   * `rent asistance` rent, but `honey` is not money (many names hold it).
    */
   private tokensOf(text: string): string[] {
     return queryWords([text])
       .map(({ word, token }) => {
-        if (word.length < FUZZY_MIN_LENGTH || this.listWords.get(word) !== undefined) return token;
+        if (word.length < FUZZY_MIN_LENGTH || this.listWords.get(word) !== undefined || (this.nameWords.get(word)?.organizations ?? 0) >= SURELY_SPELT_RIGHT) return token;
         const closest = this.listWords.near(word, word.length >= TWO_EDITS_MIN_LENGTH ? 2 : 1).sort((a, b) => a.distance - b.distance || (a.word < b.word ? -1 : 1))[0];
         return closest?.token ?? token;
       })
@@ -220,7 +229,7 @@ export class CategoryMatcher {
    */
   private named(tokens: readonly string[]): number[] | undefined {
     const wanted = new Set(tokens);
-    const terms = this.names
+    const terms = this.termNames
       .filter(({ tokens: held, parts }) => tokens.every((token) => held.has(token)) && parts.some((part) => part.every((token) => wanted.has(token))))
       .map(({ position }) => position);
     return terms.length === 0 ? undefined : terms;

@@ -37,7 +37,7 @@ const MAX_COMPLETIONS = 10;
 /** A word held by this many times fewer organizations than a close word is read as a misspelling of it. */
 const MISSPELLING_RATIO = 20;
 /** A word held by this many organizations is taken as spelt right, and its neighbours are not looked for (which takes milliseconds). */
-const SURELY_SPELT_RIGHT = 20;
+export const SURELY_SPELT_RIGHT = 20;
 /** The cost of a name word made of two words of the search, or of one word split in two, for each of the two words: 1 in all, as a correction. */
 const JOIN_COST = 0.5;
 /** The shortest part a word is split into (`mc` of `mcdonald`). */

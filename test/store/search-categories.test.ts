@@ -7,6 +7,7 @@ import { buildSnapshot } from '../../src/build/build.ts';
 import { CategoryMatcher } from '../../src/store/search-categories.ts';
 import type { CategoryTerm } from '../../src/store/search-categories.ts';
 import { SqliteStore } from '../../src/store/sqlite/store.ts';
+import { Vocabulary } from '../../src/store/search-vocabulary.ts';
 import type { Store } from '../../src/store/store.ts';
 import { temporaryDirectory } from '../helpers/app.ts';
 import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
@@ -27,11 +28,15 @@ const lists = {
     { phrase: 'seniors', terms: ['ntee:P81'] },
     { phrase: 'clases de inglés', terms: ['NTEE:B60'] },
     { phrase: 'legal', terms: ['ntee:I80'] },
+    { phrase: 'money', terms: ['ntee:P60'] },
+    { phrase: 'escuela para adultos', terms: ['ntee:B60'] },
     { phrase: 'not in this dataset', terms: ['oe_services:1101'] },
   ],
   filler: ['help', 'free', 'near', 'me', 'de', 'ayuda'],
 };
-const matcher = new CategoryMatcher(taxonomies, ntee, lists);
+/** Words of organization names: `honey` is spelt right, many names hold it. */
+const nameWords = new Vocabulary([{ word: 'honey', token: 'honey', organizations: 120 }]);
+const matcher = new CategoryMatcher(taxonomies, ntee, nameWords, lists);
 const groups = (search: string) => matcher.match([search])?.groups.map((group) => group.terms);
 
 describe('what a search names as categories', () => {
@@ -44,6 +49,8 @@ describe('what a search names as categories', () => {
     assert.deepEqual(matcher.match(['evicton'])?.terms, [positionOf('L80'), positionOf('I80')], 'a word of 5 letters or more one edit from a word of the lists is read as it');
     assert.deepEqual(matcher.match(['evicton help'])?.terms, [positionOf('L80'), positionOf('I80')]);
     assert.equal(matcher.match(['evcton']), undefined, 'two edits only from 9 letters, as names are corrected');
+    assert.deepEqual(groups('monney'), [[positionOf('P60')]]);
+    assert.equal(groups('honey'), undefined, 'a word many names hold is spelt right');
   });
 
   it('asks for each need of a search of two', () => {
@@ -52,6 +59,7 @@ describe('what a search names as categories', () => {
     assert.deepEqual(matcher.match(['food for seniors'])?.groups.map((group) => group.who), [false, true]);
     assert.deepEqual(matcher.match(['seniors food'])?.groups.map((group) => group.who), [false, false]);
     assert.deepEqual(matcher.match(['help for seniors'])?.groups.map((group) => group.who), [false], 'nothing before it to order');
+    assert.deepEqual(groups('escuela para adultos'), [[positionOf('B60')]], 'a phrase holding para is read whole');
   });
 
   it('never lets one word stand for a search of several', () => {
