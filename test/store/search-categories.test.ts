@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import { buildSnapshot } from '../../src/build/build.ts';
 import { CategoryMatcher } from '../../src/store/search-categories.ts';
 import type { CategoryTerm } from '../../src/store/search-categories.ts';
-import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import { Vocabulary } from '../../src/store/search-vocabulary.ts';
 import type { Store } from '../../src/store/store.ts';
-import { temporaryDirectory } from '../helpers/app.ts';
 import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
-import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
-import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
+import { onBothStores } from '../helpers/sample-stores.ts';
 
 /** The NTEE codes as the bundled data has them, at positions of their own: the matcher reads only names and codes. */
 const ntee = (parse(readFileSync('data/ntee/ntee_codes.csv'), { columns: true }) as { code: string; title: string }[]).map(
@@ -90,108 +85,76 @@ async function page(store: Store, search: string, count: number, filter = {}) {
 }
 
 /** On real names (the IRS file of Wyoming, as shipped, with NTEE and Open Eligibility and the bundled lists), on both stores. */
-function describeCategories(label: string, open: (sample: DatasetSample) => Promise<{ store: Store; dispose: () => Promise<void> }>) {
-  describe(`search by categories on real names: ${label}`, () => {
-    let sample: DatasetSample;
-    let opened: { store: Store; dispose: () => Promise<void> };
-    before(async () => {
-      sample = await defaultDatasetSample();
-      opened = await open(sample);
-    });
-    after(async () => {
-      await opened?.dispose();
-      sample?.remove();
-    });
+onBothStores('search by categories on real names', () => defaultDatasetSample(), (store) => {
 
-    it('follows the name matches with the organizations of the categories, and says which', async () => {
-      const veterans = await page(opened.store, 'veterans', 1000);
-      assert.ok(veterans.categories !== undefined && veterans.categories.length > 0);
-      assert.deepEqual(veterans.categories.map((term) => `${term.taxonomy}:${term.code} ${term.name}`), ['ntee:W30 Military & Veterans Organizations', 'oe_situations:20010 Veterans'], 'the terms the everyday words list gives');
-      const codes = new Set(veterans.categories.map((term) => term.code));
-      const firstCategoryOnly = veterans.organizations.findIndex(({ name, classifications }) => !/VETERAN|VFW/.test(name) && classifications?.some((term) => codes.has(term.code)));
-      assert.ok(firstCategoryOnly > 20, `name matches first (${firstCategoryOnly})`);
-      assert.equal(veterans.total, veterans.organizations.length);
-      assert.equal(new Set(veterans.items).size, veterans.items.length, 'no organization twice');
-    });
-
-    it('pages, counts and filters the category matches as one list', async () => {
-      const all = await page(opened.store, 'veterans', 1000);
-      const pages: string[] = [];
-      for (let first = 1; first <= all.total; first += 7) pages.push(...(await opened.store.organizations({ search: ['veterans'] }, { first, count: 7 })).items);
-      assert.deepEqual(pages, all.items);
-      const streamed: string[] = [];
-      for await (const batch of opened.store.allOrganizations({ search: ['veterans'] })) streamed.push(...batch);
-      assert.deepEqual(streamed, all.items);
-      const facets = await opened.store.organizationFacets({ search: ['veterans'] }, [{ kind: 'tax_status' }]);
-      assert.equal(facets.tax_status!.reduce((sum, value) => sum + value.count, 0), all.total);
-      const c19 = await page(opened.store, 'veterans', 1000, { taxStatus: '501(c)(19)' });
-      assert.ok(c19.total > 0 && c19.total < all.total);
-      assert.deepEqual(c19.items, all.items.filter((json) => (JSON.parse(json) as { tax_status?: string }).tax_status === '501(c)(19)'));
-    });
-
-    /** The organizations under these terms of a page's categories or below them, as the store lists them. */
-    const under = async (categories: readonly { id: string; taxonomy: string; code: string }[], codes: readonly string[]) => {
-      const ids = new Set<string>();
-      for (const term of categories.filter((category) => codes.includes(`${category.taxonomy}:${category.code}`))) {
-        const list = await opened.store.organizations({ taxonomyTermId: term.id, includeDescendants: true }, { first: 1, count: 100_000 });
-        for (const json of list.items) ids.add((JSON.parse(json) as { id: string }).id);
-      }
-      return ids;
-    };
-    const idsOf = (items: readonly string[]) => items.map((json) => (JSON.parse(json) as { id: string }).id);
-
-    it('lists a search of two needs under either, those under both first, and no partial matches', async () => {
-      const found = await page(opened.store, 'food seniors', 1000);
-      const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
-      assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
-      const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
-      const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
-      const either = new Set([...food, ...seniors]);
-      const all = idsOf(found.items);
-      // No name holds both words: the organizations under either need, and no partial matches (names holding one word).
-      const ids = all.slice(0, either.size);
-      assert.deepEqual(new Set(ids), either);
-      assert.equal(all.length, ids.length);
-      const both = ids.map((id) => food.has(id) && seniors.has(id));
-      assert.ok(both[0] === true && both.indexOf(false) > 0 && both.lastIndexOf(true) < both.indexOf(false), 'under both first');
-    });
-
-    it('reads what follows "for" as whom the need is for: it orders the need\'s organizations', async () => {
-      const found = await page(opened.store, 'food for seniors', 1000);
-      const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
-      assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
-      const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
-      const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
-      const ids = idsOf(found.items).slice(0, food.size);
-      assert.deepEqual(new Set(ids), food, 'the food programs, not every senior center');
-      const forSeniors = ids.map((id) => seniors.has(id));
-      assert.ok(forSeniors[0] === true && forSeniors.lastIndexOf(true) < forSeniors.indexOf(false), 'those for seniors first');
-    });
-
-    it('has no categories where the words name none', async () => {
-      const page1 = await page(opened.store, 'casper humane society', 5);
-      assert.equal(page1.categories, undefined);
-      assert.equal(page1.organizations[0]!.name, 'CASPER HUMANE SOCIETY');
-    });
+  it('follows the name matches with the organizations of the categories, and says which', async () => {
+    const veterans = await page(store(), 'veterans', 1000);
+    assert.ok(veterans.categories !== undefined && veterans.categories.length > 0);
+    assert.deepEqual(veterans.categories.map((term) => `${term.taxonomy}:${term.code} ${term.name}`), ['ntee:W30 Military & Veterans Organizations', 'oe_situations:20010 Veterans'], 'the terms the everyday words list gives');
+    const codes = new Set(veterans.categories.map((term) => term.code));
+    const firstCategoryOnly = veterans.organizations.findIndex(({ name, classifications }) => !/VETERAN|VFW/.test(name) && classifications?.some((term) => codes.has(term.code)));
+    assert.ok(firstCategoryOnly > 20, `name matches first (${firstCategoryOnly})`);
+    assert.equal(veterans.total, veterans.organizations.length);
+    assert.equal(new Set(veterans.items).size, veterans.items.length, 'no organization twice');
   });
-}
 
-describeCategories('SQLite', async (sample) => {
-  const directory = temporaryDirectory();
-  await buildSnapshot(sample.input, join(directory.path, 'snapshot.sqlite'));
-  const store = new SqliteStore(join(directory.path, 'snapshot.sqlite'));
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      directory.remove();
-    },
+  it('pages, counts and filters the category matches as one list', async () => {
+    const all = await page(store(), 'veterans', 1000);
+    const pages: string[] = [];
+    for (let first = 1; first <= all.total; first += 7) pages.push(...(await store().organizations({ search: ['veterans'] }, { first, count: 7 })).items);
+    assert.deepEqual(pages, all.items);
+    const streamed: string[] = [];
+    for await (const batch of store().allOrganizations({ search: ['veterans'] })) streamed.push(...batch);
+    assert.deepEqual(streamed, all.items);
+    const facets = await store().organizationFacets({ search: ['veterans'] }, [{ kind: 'tax_status' }]);
+    assert.equal(facets.tax_status!.reduce((sum, value) => sum + value.count, 0), all.total);
+    const c19 = await page(store(), 'veterans', 1000, { taxStatus: '501(c)(19)' });
+    assert.ok(c19.total > 0 && c19.total < all.total);
+    assert.deepEqual(c19.items, all.items.filter((json) => (JSON.parse(json) as { tax_status?: string }).tax_status === '501(c)(19)'));
+  });
+
+  /** The organizations under these terms of a page's categories or below them, as the store lists them. */
+  const under = async (categories: readonly { id: string; taxonomy: string; code: string }[], codes: readonly string[]) => {
+    const ids = new Set<string>();
+    for (const term of categories.filter((category) => codes.includes(`${category.taxonomy}:${category.code}`))) {
+      const list = await store().organizations({ taxonomyTermId: term.id, includeDescendants: true }, { first: 1, count: 100_000 });
+      for (const json of list.items) ids.add((JSON.parse(json) as { id: string }).id);
+    }
+    return ids;
   };
-});
+  const idsOf = (items: readonly string[]) => items.map((json) => (JSON.parse(json) as { id: string }).id);
 
-describe('PostgreSQL', postgresSuite, () => {
-  describeCategories('PostgreSQL', async (sample) => {
-    const { stores, dispose } = await publishedDatabase(sample.input);
-    return { store: stores.acquire().store, dispose };
+  it('lists a search of two needs under either, those under both first, and no partial matches', async () => {
+    const found = await page(store(), 'food seniors', 1000);
+    const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
+    assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
+    const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
+    const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
+    const either = new Set([...food, ...seniors]);
+    const all = idsOf(found.items);
+    // No name holds both words: the organizations under either need, and no partial matches (names holding one word).
+    const ids = all.slice(0, either.size);
+    assert.deepEqual(new Set(ids), either);
+    assert.equal(all.length, ids.length);
+    const both = ids.map((id) => food.has(id) && seniors.has(id));
+    assert.ok(both[0] === true && both.indexOf(false) > 0 && both.lastIndexOf(true) < both.indexOf(false), 'under both first');
+  });
+
+  it('reads what follows "for" as whom the need is for: it orders the need\'s organizations', async () => {
+    const found = await page(store(), 'food for seniors', 1000);
+    const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
+    assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
+    const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
+    const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
+    const ids = idsOf(found.items).slice(0, food.size);
+    assert.deepEqual(new Set(ids), food, 'the food programs, not every senior center');
+    const forSeniors = ids.map((id) => seniors.has(id));
+    assert.ok(forSeniors[0] === true && forSeniors.lastIndexOf(true) < forSeniors.indexOf(false), 'those for seniors first');
+  });
+
+  it('has no categories where the words name none', async () => {
+    const page1 = await page(store(), 'casper humane society', 5);
+    assert.equal(page1.categories, undefined);
+    assert.equal(page1.organizations[0]!.name, 'CASPER HUMANE SOCIETY');
   });
 });

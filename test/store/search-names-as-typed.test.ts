@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import { buildSnapshot } from '../../src/build/build.ts';
 import { DEFAULT_DATA_DIR } from '../../src/config.ts';
-import { SqliteStore } from '../../src/store/sqlite/store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { temporaryDirectory } from '../helpers/app.ts';
 import { defaultDatasetSample } from '../helpers/default-dataset-sample.ts';
-import type { DatasetSample } from '../helpers/default-dataset-sample.ts';
-import { postgresSuite, publishedDatabase } from '../helpers/postgres.ts';
+import { onBothStores } from '../helpers/sample-stores.ts';
 
 /**
  * Names as people type them (issue 41, point 2), on real names on both stores: the IRS file of
@@ -73,81 +69,49 @@ async function search(store: Store, text: string, count = 10): Promise<Found> {
   return { total: page.total, names };
 }
 
-function describeNamesAsTyped(label: string, open: (sample: DatasetSample) => Promise<{ store: Store; dispose: () => Promise<void> }>) {
-  describe(`names as people type them: ${label}`, () => {
-    let sample: DatasetSample;
-    let opened: { store: Store; dispose: () => Promise<void> };
-    before(async () => {
-      sample = await defaultDatasetSample({ 'eo_picked.csv': pickedFile() });
-      opened = await open(sample);
-    });
-    after(async () => {
-      await opened?.dispose();
-      sample?.remove();
-    });
+onBothStores('names as people type them', () => defaultDatasetSample({ 'eo_picked.csv': pickedFile() }), (store) => {
 
-    it('finds a name holding as one word two words of the search, and two words of a name by the one word they make', async () => {
-      // Split in the search, joined in the name: ROADRUNNER.
-      assert.deepEqual((await search(opened.store, 'road runner food bank')).names, ['ROADRUNNER FOOD BANK INC']);
-      assert.deepEqual((await search(opened.store, 'ronald mc donald house')).names.toSorted(), [
-        'RONALD MCDONALD HOUSE CHARITIES OF NEW MEXICO',
-        'RONALD MCDONALD HOUSE CHARITIES OF WICHITA INC',
-      ]);
-      // Joined in the search, split in the name: MC DONALD (when the words as typed match nothing).
-      assert.deepEqual((await search(opened.store, 'mcdonald area development', 1)).names, ['MC DONALD AREA DEVELOPMENT ENDOWMENT FOUNDATION | MADE FOUNDATION']);
-      assert.deepEqual((await search(opened.store, 'mc donald area development', 1)).names, ['MC DONALD AREA DEVELOPMENT ENDOWMENT FOUNDATION | MADE FOUNDATION']);
-    });
-
-    it('reads a state spelt out as its postal code in names, and a postal code as the state spelt out', async () => {
-      assert.deepEqual((await search(opened.store, 'meals on wheels of rhode island', 1)).names, ['MEALS ON WHEELS OF RI INC']);
-      assert.deepEqual((await search(opened.store, 'ri community food bank', 1)).names, ['RHODE ISLAND COMMUNITY FOOD BANK ASSOCIATION']);
-      assert.deepEqual((await search(opened.store, 'meals on wheels nm', 1)).names, ['MEALS ON WHEELS NEW MEXICO | MEALS ON WHEELS']);
-      // Both forms are found: RI, and RHODE ISLAND.
-      const ri = await search(opened.store, 'ri', 10);
-      assert.deepEqual(ri.names.toSorted(), [
-        'MEALS ON WHEELS OF RI INC',
-        'RHODE ISLAND COMMUNITY FOOD BANK ASSOCIATION',
-        'RHODE ISLAND SOCIETY FOR HUMAN RESOURCE MANAGEMENT STATE CHAPTER',
-      ]);
-    });
-
-    it('reads a place as its adjective, as the word typed, and keeps humane apart from human', async () => {
-      const hawaii = await search(opened.store, 'hawaii humane society', 1000);
-      assert.deepEqual(hawaii.names.slice(0, 3), ['HAWAIIAN HUMANE SOCIETY', 'WEST HAWAII HUMANE SOCIETY INC', 'HAWAII ISLAND HUMANE SOCIETY']);
-      assert.equal(hawaii.names.length, hawaii.total);
-      const human = hawaii.names.filter((name) => /\bHUMAN\b/.test(name) && !/\bHUMANE\b/.test(name));
-      assert.deepEqual(human, [], 'SOCIETY FOR HUMAN RESOURCE MANAGEMENT | HAWAII CHAPTER is not a humane society');
-      const resources = await search(opened.store, 'human resource', 1000);
-      assert.ok(resources.total > 0 && resources.names.every((name) => !/\bHUMANE\b/.test(name)), resources.names.join('; '));
-    });
-
-    it('respells a word that names hold to a commoner one a letter away when the words together match nothing', async () => {
-      // Four names hold CAPITOL, none of them with food or bank: CAPITAL AREA FOOD BANK comes first.
-      const capitol = await search(opened.store, 'capitol area food bank', 2);
-      assert.deepEqual(capitol.names, ['CAPITAL AREA FOOD BANK', 'CAPITAL AREA FOOD BANK FOUNDATION']);
-      // Matched as typed, a word is not respelt: the names holding CAPITOL AREA, then those holding CAPITOL (partial matches).
-      const asTyped = await search(opened.store, 'capitol area', 10);
-      assert.ok(asTyped.total === 6 && asTyped.names.every((name) => /\bCAPITOL\b/.test(name)), asTyped.names.join('; '));
-    });
+  it('finds a name holding as one word two words of the search, and two words of a name by the one word they make', async () => {
+    // Split in the search, joined in the name: ROADRUNNER.
+    assert.deepEqual((await search(store(), 'road runner food bank')).names, ['ROADRUNNER FOOD BANK INC']);
+    assert.deepEqual((await search(store(), 'ronald mc donald house')).names.toSorted(), [
+      'RONALD MCDONALD HOUSE CHARITIES OF NEW MEXICO',
+      'RONALD MCDONALD HOUSE CHARITIES OF WICHITA INC',
+    ]);
+    // Joined in the search, split in the name: MC DONALD (when the words as typed match nothing).
+    assert.deepEqual((await search(store(), 'mcdonald area development', 1)).names, ['MC DONALD AREA DEVELOPMENT ENDOWMENT FOUNDATION | MADE FOUNDATION']);
+    assert.deepEqual((await search(store(), 'mc donald area development', 1)).names, ['MC DONALD AREA DEVELOPMENT ENDOWMENT FOUNDATION | MADE FOUNDATION']);
   });
-}
 
-describeNamesAsTyped('SQLite', async (sample) => {
-  const directory = temporaryDirectory();
-  await buildSnapshot(sample.input, join(directory.path, 'snapshot.sqlite'));
-  const store = new SqliteStore(join(directory.path, 'snapshot.sqlite'));
-  return {
-    store,
-    dispose: async () => {
-      await store.close();
-      directory.remove();
-    },
-  };
-});
+  it('reads a state spelt out as its postal code in names, and a postal code as the state spelt out', async () => {
+    assert.deepEqual((await search(store(), 'meals on wheels of rhode island', 1)).names, ['MEALS ON WHEELS OF RI INC']);
+    assert.deepEqual((await search(store(), 'ri community food bank', 1)).names, ['RHODE ISLAND COMMUNITY FOOD BANK ASSOCIATION']);
+    assert.deepEqual((await search(store(), 'meals on wheels nm', 1)).names, ['MEALS ON WHEELS NEW MEXICO | MEALS ON WHEELS']);
+    // Both forms are found: RI, and RHODE ISLAND.
+    const ri = await search(store(), 'ri', 10);
+    assert.deepEqual(ri.names.toSorted(), [
+      'MEALS ON WHEELS OF RI INC',
+      'RHODE ISLAND COMMUNITY FOOD BANK ASSOCIATION',
+      'RHODE ISLAND SOCIETY FOR HUMAN RESOURCE MANAGEMENT STATE CHAPTER',
+    ]);
+  });
 
-describe('PostgreSQL', postgresSuite, () => {
-  describeNamesAsTyped('PostgreSQL', async (sample) => {
-    const { stores, dispose } = await publishedDatabase(sample.input);
-    return { store: stores.acquire().store, dispose };
+  it('reads a place as its adjective, as the word typed, and keeps humane apart from human', async () => {
+    const hawaii = await search(store(), 'hawaii humane society', 1000);
+    assert.deepEqual(hawaii.names.slice(0, 3), ['HAWAIIAN HUMANE SOCIETY', 'WEST HAWAII HUMANE SOCIETY INC', 'HAWAII ISLAND HUMANE SOCIETY']);
+    assert.equal(hawaii.names.length, hawaii.total);
+    const human = hawaii.names.filter((name) => /\bHUMAN\b/.test(name) && !/\bHUMANE\b/.test(name));
+    assert.deepEqual(human, [], 'SOCIETY FOR HUMAN RESOURCE MANAGEMENT | HAWAII CHAPTER is not a humane society');
+    const resources = await search(store(), 'human resource', 1000);
+    assert.ok(resources.total > 0 && resources.names.every((name) => !/\bHUMANE\b/.test(name)), resources.names.join('; '));
+  });
+
+  it('respells a word that names hold to a commoner one a letter away when the words together match nothing', async () => {
+    // Four names hold CAPITOL, none of them with food or bank: CAPITAL AREA FOOD BANK comes first.
+    const capitol = await search(store(), 'capitol area food bank', 2);
+    assert.deepEqual(capitol.names, ['CAPITAL AREA FOOD BANK', 'CAPITAL AREA FOOD BANK FOUNDATION']);
+    // Matched as typed, a word is not respelt: the names holding CAPITOL AREA, then those holding CAPITOL (partial matches).
+    const asTyped = await search(store(), 'capitol area', 10);
+    assert.ok(asTyped.total === 6 && asTyped.names.every((name) => /\bCAPITOL\b/.test(name)), asTyped.names.join('; '));
   });
 });
