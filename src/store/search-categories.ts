@@ -264,7 +264,7 @@ export function numberedCategoryTerms({ groups }: SearchCategories): { listing: 
       .slice(0, MAX_TERMS)
       .map((term) => ({ term, group: index })),
   );
-  return { listing: what.length > 0 ? what.length : groups.length, terms };
+  return { listing: Math.min(what.length > 0 ? what.length : groups.length, MAX_GROUPS), terms };
 }
 
 /**
