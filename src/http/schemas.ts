@@ -83,7 +83,7 @@ export const SEARCH_PAGE_FIELDS: Record<string, TSchema> = {
       }),
       {
         description:
-          'Profile addition, only when a `search` names categories and organizations in them follow its name matches: the taxonomy terms its words were read as (from the terms\' names and a list of the everyday words people use for them). The organizations classified under them or a term below them, within the other filters, follow those whose text holds every word and precede those holding only some.',
+          'Profile addition, only when a `search` names categories and organizations in them follow its name matches: the taxonomy terms its words were read as (from the terms\' names and a list of the everyday words people use for them). The organizations classified under them or a term below them (at most 1,000), within the other filters, follow those whose text holds every word, in place of those holding only some.',
         'x-profile-extension': true,
       },
     ),
