@@ -5,7 +5,8 @@ import type { Membership, ModifiedRange, TaxonomyRow, TermLookups } from './filt
 import type { Listing } from './listing.ts';
 import { OrganizationSearch } from './organization-search.ts';
 import type { SearchCategories } from './search-categories.ts';
-import type { Candidate, SearchQuery } from './search-query.ts';
+import type { SearchQuery } from './search-query.ts';
+import type { Candidate } from './search-ranking.ts';
 import type { Vocabulary } from './search-vocabulary.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type {

@@ -22,7 +22,7 @@ export interface Listing<Param = unknown> {
   position: string;
   /** A query of the list's length that is cheaper than counting its rows, if there is one. */
   length?: { sql: string; params: Param[] };
-  /** For an organization search: the expressions of a match's search rank and name tokens, ranked by search-query.ts. */
+  /** For an organization search: the expressions of a match's search rank and name tokens, ranked by search-ranking.ts. */
   candidates?: { rank: string; names: string };
 }
 

@@ -5,8 +5,10 @@ import type { Listing } from './listing.ts';
 import type { ListingBackend } from './listing-store.ts';
 import { CategoryMatcher, categoryMembers, orderCategoryMatches } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
-import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, rankCandidates, readAlike, Reading, suggestedSearches } from './search-query.ts';
-import type { Candidate, SearchQuery } from './search-query.ts';
+import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, readAlike, Reading, suggestedSearches } from './search-query.ts';
+import type { SearchQuery } from './search-query.ts';
+import { rankCandidates } from './search-ranking.ts';
+import type { Candidate } from './search-ranking.ts';
 import { RANKED_SEARCH_LIMIT } from './store.ts';
 import type { Batches, CategoryLabel, OrganizationFilter, OrganizationView, Page, PositionRange } from './store.ts';
 
@@ -269,7 +271,7 @@ export class OrganizationSearch<Param> {
 
   /**
    * Items `start` to `end` (0-based, end excluded) of a part of a search: its first RANKED_SEARCH_LIMIT
-   * matches in list order (fewest name words first) ranked (search-query.ts), the rest after them in
+   * matches in list order (fewest name words first) ranked (search-ranking.ts), the rest after them in
    * list order.
    */
   private async partItems({ listing, total, window }: SearchPart<Param>, start: number, end: number): Promise<string[]> {

@@ -81,7 +81,7 @@ export interface TaxonomyTermRef {
 /**
  * The text of a search (see http/query.ts; search-text.ts for what its words are). Taxonomies and
  * terms match items holding every word, those whose code or name holds them first, then list order,
- * ranked when no more than RANKED_SEARCH_LIMIT match. Organizations: see search-query.ts.
+ * ranked when no more than RANKED_SEARCH_LIMIT match. Organizations: see search-query.ts (what matches) and search-ranking.ts (in what order).
  */
 export type SearchWords = readonly string[];
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { organizationQuery, rankCandidates } from '../../src/store/search-query.ts';
-import type { Candidate } from '../../src/store/search-query.ts';
+import { organizationQuery } from '../../src/store/search-query.ts';
+import { rankCandidates } from '../../src/store/search-ranking.ts';
+import type { Candidate } from '../../src/store/search-ranking.ts';
 import { Vocabulary } from '../../src/store/search-vocabulary.ts';
 
 /**

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { placeForms, stateNameAt } from '../../src/store/search-places.ts';
-import { organizationQuery, partialMatches, rankCandidates, Reading } from '../../src/store/search-query.ts';
+import { organizationQuery, partialMatches, Reading } from '../../src/store/search-query.ts';
+import { rankCandidates } from '../../src/store/search-ranking.ts';
 import { stem } from '../../src/store/search-text.ts';
 import { Vocabulary } from '../../src/store/search-vocabulary.ts';
 

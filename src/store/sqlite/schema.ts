@@ -40,7 +40,7 @@ export const buildFilePragmas = (schema: string, cacheKiB: number): string =>
  * list positions.
  *
  * `organization_search` gives each organization's search rank (by the number of tokens of its name,
- * then position) and what search-query.ts ranks its matches by (see Candidate there): its name's and
+ * then position) and what search-ranking.ts ranks its matches by (see Candidate there): its name's and
  * alternate name's words, and the terms it is classified under.
  */
 const FULL_TEXT = "title, body, content='', tokenize='ascii'";
