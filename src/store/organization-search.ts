@@ -3,7 +3,7 @@ import type { FacetCount } from './facets.ts';
 import type { Membership } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import type { ListingBackend } from './listing-store.ts';
-import { CategoryMatcher, categoryMembers, orderCategoryMatches } from './search-categories.ts';
+import { CategoryMatcher, listedMembers, orderCategoryMatches } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
 import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, readAlike, Reading, suggestedSearches } from './search-query.ts';
 import type { SearchQuery } from './search-query.ts';
@@ -40,7 +40,7 @@ interface SearchDecision {
   total: number;
   /** Its full matches in list order, when its words name categories: they are ranked with them, and left out of its category matches. */
   fullMatches?: Candidate[];
-  /** The organizations in the categories its words name (see categoryMembers), which rank ahead of others among its full matches. */
+  /** The organizations in the categories its words name (see listedMembers), which rank ahead of others among its full matches. */
   inCategories?: ReadonlySet<number>;
   categories?: { named: SearchCategories; positions: number[] };
   partial?: { query: SearchQuery; total: number };
@@ -195,7 +195,7 @@ export class OrganizationSearch<Param> {
         this.backend.categoryMembers(filter, memberships, named),
       ]);
       decision.fullMatches = fullMatches;
-      decision.inCategories = categoryMembers(keys, named);
+      decision.inCategories = listedMembers(keys, named);
       // Full matches as many as are ranked say enough of what is sought; fewer are followed by the categories.
       if (total < RANKED_SEARCH_LIMIT) {
         const positions = orderCategoryMatches(keys, named, new Set(fullMatches.map((candidate) => candidate.position)), RANKED_SEARCH_LIMIT);

@@ -12,11 +12,11 @@ import type { SearchWords } from './store.ts';
  * classified under them are found even when their names hold none of the words (`rent help` finds
  * housing assistance programs, `ged classes` adult education). A search is read against a curated
  * list of the everyday words people use for terms (everyday-words.csv, with each phrase's reason),
- * and failing that against the terms' own names. Every word of the search that says which need it is
- * must be read so: one word of several never stands for the whole search (`legal` alone does not make
- * `legal aid society of cleveland` a search for legal services, as `cleveland` names no category).
- * Words that say nothing of the need (`help`, `free`, `near me`, `ayuda`: need-filler-words.csv) are
- * passed over.
+ * and failing that against the terms' own names. Words that say nothing of the need (`help`,
+ * `free`, `near me`, `ayuda`: need-filler-words.csv) are passed over; of the others, all must be read
+ * so in a search of one or two, two thirds in a longer one (readEnough): one word of several never
+ * stands for the whole search (`legal aid` does not make `legal aid society of cleveland` a search for
+ * legal services).
  */
 
 /** A term as the matcher needs it: where it is, in which taxonomy, its code and name. */
@@ -160,17 +160,18 @@ export class CategoryMatcher {
     const qualifier = at === null ? '' : text.slice(at.index + at[0].length);
     const headTokens = this.tokensOf(head);
     const qualifierTokens = this.tokensOf(qualifier);
-    const words = headTokens.length + qualifierTokens.length;
-    if (words === 0) return undefined;
+    const tokens = [...headTokens, ...qualifierTokens];
+    if (tokens.length === 0) return undefined;
     const byHead = this.curated(headTokens);
     const byQualifier = this.curated(qualifierTokens);
     // A phrase that holds the word itself (`escuela para adultos`) is read whole, when it reads more.
-    const whole = at === null ? undefined : this.curated(this.tokensOf(text));
+    const wholeTokens = at === null ? [] : this.tokensOf(text);
+    const whole = at === null ? undefined : this.curated(wholeTokens);
     const isWho = (terms: readonly number[]) => terms.every((term) => this.who.has(term));
     let groups: CategoryGroup[];
-    if (whole !== undefined && whole.read > byHead.read + byQualifier.read && readEnough(whole.read, this.tokensOf(text).length)) {
+    if (whole !== undefined && whole.read > byHead.read + byQualifier.read && readEnough(whole.read, wholeTokens.length)) {
       groups = whole.groups.map((terms) => ({ terms, who: isWho(terms) }));
-    } else if (readEnough(byHead.read + byQualifier.read, words)) {
+    } else if (readEnough(byHead.read + byQualifier.read, tokens.length)) {
       // A qualifier's groups only order the head's organizations, when the head names any.
       const qualifies = byHead.groups.length > 0;
       groups = [
@@ -178,9 +179,9 @@ export class CategoryMatcher {
         ...byQualifier.groups.filter((terms) => !byHead.groups.some((group) => sameTerms(group, terms))).map((terms) => ({ terms, who: qualifies || isWho(terms) })),
       ];
     } else {
-      const named = this.named([...headTokens, ...qualifierTokens]);
+      const named = this.named(tokens);
       if (named === undefined) return undefined;
-      groups = [{ terms: named, who: named.every((term) => this.who.has(term)) }];
+      groups = [{ terms: named, who: isWho(named) }];
     }
     if (groups.length === 0) return undefined;
     return { groups, terms: [...new Set(groups.flatMap((group) => group.terms))] };
@@ -312,7 +313,7 @@ export function orderCategoryMatches(keys: readonly number[], categories: Search
 }
 
 /** The organizations listed by a search's categories (under a term of a group that lists), from the keys of their members (see orderCategoryMatches). */
-export function categoryMembers(keys: readonly number[], categories: SearchCategories): Set<number> {
+export function listedMembers(keys: readonly number[], categories: SearchCategories): Set<number> {
   const { listing } = numberedCategoryTerms(categories);
   const members = new Set<number>();
   for (const key of keys) if (key % MEMBER_KEY_STEP < listing) members.add(Math.floor(key / MEMBER_KEY_STEP));

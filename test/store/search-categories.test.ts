@@ -123,13 +123,19 @@ onBothStores('search by categories on real names', () => defaultDatasetSample(),
     return ids;
   };
   const idsOf = (items: readonly string[]) => items.map((json) => (JSON.parse(json) as { id: string }).id);
-
-  it('lists a search of two needs under either, those under both first, and no partial matches', async () => {
-    const found = await page(store(), 'food seniors', 1000);
+  const SENIORS = ['ntee:P81', 'oe_situations:20006'];
+  /** A search of food and seniors: its page, and the organizations under its food terms and under its seniors terms. */
+  const foodAndSeniors = async (search: string) => {
+    const found = await page(store(), search, 1000);
     const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
     assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
-    const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
-    const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
+    const seniors = await under(found.categories!, SENIORS);
+    const food = await under(found.categories!, named.filter((code) => !SENIORS.includes(code)));
+    return { found, seniors, food };
+  };
+
+  it('lists a search of two needs under either, those under both first, and no partial matches', async () => {
+    const { found, seniors, food } = await foodAndSeniors('food seniors');
     const either = new Set([...food, ...seniors]);
     const all = idsOf(found.items);
     // No name holds both words: the organizations under either need, and no partial matches (names holding one word).
@@ -141,11 +147,7 @@ onBothStores('search by categories on real names', () => defaultDatasetSample(),
   });
 
   it('reads what follows "for" as whom the need is for: it orders the need\'s organizations', async () => {
-    const found = await page(store(), 'food for seniors', 1000);
-    const named = found.categories!.map((term) => `${term.taxonomy}:${term.code}`);
-    assert.ok(named.includes('ntee:K30') && named.includes('ntee:P81'), named.join(' '));
-    const seniors = await under(found.categories!, ['ntee:P81', 'oe_situations:20006']);
-    const food = await under(found.categories!, named.filter((code) => code !== 'ntee:P81' && code !== 'oe_situations:20006'));
+    const { found, seniors, food } = await foodAndSeniors('food for seniors');
     const ids = idsOf(found.items).slice(0, food.size);
     assert.deepEqual(new Set(ids), food, 'the food programs, not every senior center');
     const forSeniors = ids.map((id) => seniors.has(id));
