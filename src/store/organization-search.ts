@@ -3,6 +3,7 @@ import type { FacetCount } from './facets.ts';
 import type { Membership } from './filter-plan.ts';
 import type { Listing } from './listing.ts';
 import type { ListingBackend } from './listing-store.ts';
+import { KeptValues } from './kept-values.ts';
 import { CategoryMatcher, listedMembers, orderCategoryMatches } from './search-categories.ts';
 import type { SearchCategories } from './search-categories.ts';
 import { organizationQuery, PARTIAL_MATCHES_BELOW, partialMatches, readAlike, Reading, suggestedSearches } from './search-query.ts';
@@ -73,8 +74,8 @@ function sumCounts(lists: readonly FacetCount[][]): FacetCount[] {
 export class OrganizationSearch<Param> {
   private readonly backend: ListingBackend<Param>;
   private categoryMatcher: CategoryMatcher | undefined;
-  private readonly namedKept = new Map<string, SearchCategories | undefined>();
-  private readonly queries = new Map<string, SearchQuery>();
+  private readonly namedKept = new KeptValues<SearchCategories | undefined>(QUERIES_KEPT);
+  private readonly queries = new KeptValues<SearchQuery>(QUERIES_KEPT);
   /** Search decisions under way (see decision), by filter and membership lists. */
   private readonly decisions = new Map<string, Promise<SearchDecision>>();
 
@@ -242,12 +243,7 @@ export class OrganizationSearch<Param> {
 
   /** The categories a search's words name, kept per text as its words are (see query). */
   private named(filter: OrganizationFilter): SearchCategories | undefined {
-    const key = filter.search!.join(' ');
-    if (!this.namedKept.has(key)) {
-      if (this.namedKept.size >= QUERIES_KEPT) this.namedKept.delete(this.namedKept.keys().next().value!);
-      this.namedKept.set(key, this.categories().match(filter.search!));
-    }
-    return this.namedKept.get(key);
+    return this.namedKept.get(filter.search!.join(' '), () => this.categories().match(filter.search!));
   }
 
   /** What reads searches as categories, made once per dataset. */
@@ -301,13 +297,6 @@ export class OrganizationSearch<Param> {
    */
   private query(filter: OrganizationFilter, reading: Reading = Reading.typed): SearchQuery | undefined {
     if (filter.search === undefined) return undefined;
-    const key = `${reading}\t${filter.search.join(' ')}`;
-    let query = this.queries.get(key);
-    if (query === undefined) {
-      if (this.queries.size >= QUERIES_KEPT) this.queries.delete(this.queries.keys().next().value!);
-      query = organizationQuery(filter.search, this.backend.vocabulary, reading);
-      this.queries.set(key, query);
-    }
-    return query;
+    return this.queries.get(`${reading}\t${filter.search.join(' ')}`, () => organizationQuery(filter.search!, this.backend.vocabulary, reading));
   }
 }

@@ -1,3 +1,5 @@
+import { KeptValues } from './kept-values.ts';
+
 /**
  * The words of a dataset's organization names (as search-text.ts writes them, before stemming), with
  * their tokens and how many organizations hold each: what a search's unknown words are corrected to
@@ -39,7 +41,7 @@ export class Vocabulary {
    * it is read each more lenient way and when a spelling is suggested (a long word's, two edits
    * away, take 3 to 4 ms to find). The oldest goes first.
    */
-  private readonly nearKept = new Map<string, WordMatch[]>();
+  private readonly nearKept = new KeptValues<WordMatch[]>(NEAR_KEPT);
 
   /** `entries` sorted by word (code unit order), each word once. */
   constructor(entries: readonly VocabularyEntry[]) {
@@ -125,15 +127,8 @@ export class Vocabulary {
    * table per letter, and a branch is left as soon as no word below it can be close enough.
    */
   near(word: string, maxDistance: number): WordMatch[] {
-    const key = `${maxDistance}\t${word}`;
-    let found = this.nearKept.get(key);
-    if (found === undefined) {
-      if (this.nearKept.size >= NEAR_KEPT) this.nearKept.delete(this.nearKept.keys().next().value!);
-      found = this.walkNear(word, maxDistance);
-      this.nearKept.set(key, found);
-    }
     // A copy: callers sort and cut what they are given.
-    return [...found];
+    return [...this.nearKept.get(`${maxDistance}\t${word}`, () => this.walkNear(word, maxDistance))];
   }
 
   private walkNear(word: string, maxDistance: number): WordMatch[] {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { isSearchAlone, membershipConditions } from '../filter-plan.ts';
 import { matchClauses } from '../search-query.ts';
+import { KeptValues } from '../kept-values.ts';
 import type { SearchCategories } from '../search-categories.ts';
 import type { QueryWord, SearchQuery } from '../search-query.ts';
 import type { Candidate } from '../search-ranking.ts';
@@ -149,22 +150,19 @@ class PostgresBackend implements ListingBackend<unknown> {
    * Searches matched from the posting lists, by their clauses, the latest MATCHES_KEPT: a page's
    * count and its first matches ask for the same one, at once or one after the other.
    */
-  private readonly matching = new Map<string, Promise<Matches>>();
+  private readonly matching = new KeptValues<Promise<Matches>>(MATCHES_KEPT);
   private readonly matcher = new PostingsMatcher();
   private readonly postingLists = new PostingListCache(POSTING_LISTS_KEPT, (tokens) => this.runner.postingLists(this.sql.table(POSTINGS_TABLE), tokens));
 
   /** The organizations meeting any of a search's clauses: how many, and the first RANKED_SEARCH_LIMIT by search rank. */
   private matches(clauses: PostingsClause[]): Promise<Matches> {
     const key = JSON.stringify(clauses);
-    let matches = this.matching.get(key);
-    if (matches === undefined) {
-      matches = this.readPostings(clauses);
+    return this.matching.get(key, () => {
+      const matches = this.readPostings(clauses);
       // A failed reading is not kept: the next search reads again.
-      matches.catch(() => this.matching.get(key) === matches && this.matching.delete(key));
-      this.matching.set(key, matches);
-      if (this.matching.size > MATCHES_KEPT) this.matching.delete(this.matching.keys().next().value!);
-    }
-    return matches;
+      matches.catch(() => this.matching.forget(key, matches));
+      return matches;
+    });
   }
 
   private async readPostings(clauses: PostingsClause[]): Promise<Matches> {
